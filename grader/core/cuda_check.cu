@@ -1,0 +1,61 @@
+#include "grader/core/cuda_check.cuh"
+
+#include <sstream>
+
+namespace grader {
+namespace {
+
+const char* hint_for(cudaError_t status) {
+  switch (status) {
+    case cudaErrorInvalidConfiguration:
+      return "the launch configuration was refused: a block holds 1 to 1024 threads and a grid at "
+             "least one block (check the grid size when n is small or 0)";
+    case cudaErrorInvalidValue:
+      return "an argument was out of range (a size, a pointer, or too much dynamic shared memory)";
+    case cudaErrorIllegalAddress:
+      return "a kernel read or wrote outside its buffers; `meson test --setup memcheck` shows where. "
+             "This error is sticky: every later GPU call in this run fails too";
+    case cudaErrorLaunchFailure:
+      return "the kernel faulted while running (on the CPU backend: see the fault message above); "
+             "this error is sticky";
+    case cudaErrorNoDevice:
+    case cudaErrorInsufficientDriver:
+      return "no usable CUDA device; configure with -Dkernel_backend=cpu to check correctness on the CPU";
+    case cudaErrorNoKernelImageForDevice:
+      return "the build has no code for this GPU: reconfigure with -Dgpu_archs=auto or your GPU's "
+             "compute capability (e.g. -Dgpu_archs=86)";
+    default:
+      return nullptr;
+  }
+}
+
+}  // namespace
+
+std::string describe_cuda_error(cudaError_t status) {
+  std::ostringstream text;
+  text << cudaGetErrorString(status) << " (" << cudaGetErrorName(status) << ")";
+  if (const char* hint = hint_for(status)) text << ": " << hint;
+  return text.str();
+}
+
+void throw_cuda_error(cudaError_t status, const char* call, const char* file, int line) {
+  std::ostringstream text;
+  text << "CUDA error in " << call << " at " << file << ":" << line << ": "
+       << describe_cuda_error(status);
+  throw CudaError(status, text.str());
+}
+
+void check_kernel_ran(const std::string& kernel, const std::string& launch) {
+  cudaError_t status = cudaGetLastError();
+  if (status != cudaSuccess) {
+    throw CudaError(status, "launching " + kernel + " (" + launch + ") failed: " +
+                                describe_cuda_error(status));
+  }
+  status = cudaDeviceSynchronize();
+  if (status != cudaSuccess) {
+    throw CudaError(status, kernel + " (" + launch + ") failed while running: " +
+                                describe_cuda_error(status));
+  }
+}
+
+}  // namespace grader

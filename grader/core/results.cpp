@@ -1,0 +1,150 @@
+#include "grader/core/results.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "grader/core/json_writer.hpp"
+#include "grader/core/run_options.hpp"
+
+namespace grader {
+namespace {
+
+std::map<std::string, TestPoints>& points_table() {
+  static std::map<std::string, TestPoints> table;
+  return table;
+}
+
+struct CurrentTest {
+  std::vector<std::pair<std::string, double>> metrics;
+  std::vector<Tier> tiers;
+  std::string message;
+};
+CurrentTest& current() {
+  static CurrentTest test;
+  return test;
+}
+
+class ResultsListener : public ::testing::EmptyTestEventListener {
+ public:
+  explicit ResultsListener(RunContext context) : context_(std::move(context)) {}
+
+  void OnTestStart(const ::testing::TestInfo&) override { current() = CurrentTest{}; }
+
+  void OnTestPartResult(const ::testing::TestPartResult& part) override {
+    std::string& message = current().message;
+    if (!message.empty()) message += "\n";
+    message += part.message();
+  }
+
+  void OnTestEnd(const ::testing::TestInfo& info) override {
+    const std::string name = std::string(info.test_suite_name()) + "." + info.name();
+    const ::testing::TestResult* result = info.result();
+    const std::string status =
+        result->Skipped() ? "skipped" : (result->Passed() ? "passed" : "failed");
+    records_.push_back(make_record(name, status, points_for(name), current().message,
+                                   current().metrics, current().tiers));
+  }
+
+  void OnTestProgramEnd(const ::testing::UnitTest&) override {
+    const RunOptions& options = run_options();
+    if (options.results_path.empty()) return;
+    const std::filesystem::path path(options.results_path);
+    std::error_code ignored;
+    if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ignored);
+    // Write then rename, so a reader never sees half a file.
+    const std::string temporary = options.results_path + ".partial";
+    {
+      std::ofstream out(temporary);
+      out << results_json(options.lab, options.submission, options.seed, context_, records_) << "\n";
+    }
+    std::filesystem::rename(temporary, path, ignored);
+    if (ignored) std::fprintf(stderr, "could not write %s\n", options.results_path.c_str());
+  }
+
+ private:
+  RunContext context_;
+  std::vector<TestRecord> records_;
+};
+
+}  // namespace
+
+bool register_points(const std::string& test_name, TestPoints points) {
+  points_table()[test_name] = points;
+  return true;
+}
+
+TestPoints points_for(const std::string& test_name) {
+  const auto found = points_table().find(test_name);
+  return found == points_table().end() ? TestPoints{} : found->second;
+}
+
+void record_metric(const std::string& name, double value) {
+  current().metrics.emplace_back(name, value);
+  ::testing::Test::RecordProperty(name, std::to_string(value));
+}
+
+void record_tier(const std::string& name, bool met, const std::string& detail) {
+  current().tiers.push_back({name, met, detail});
+  std::printf("[ tier     ] %s: %s (%s)\n", name.c_str(), met ? "met" : "not met", detail.c_str());
+}
+
+TestRecord make_record(const std::string& name, const std::string& status, TestPoints points,
+                       const std::string& message, std::vector<std::pair<std::string, double>> metrics,
+                       std::vector<Tier> tiers) {
+  TestRecord record{name, status, points, 0, message, std::move(metrics), std::move(tiers)};
+  if (status == "passed") {
+    record.score = points.pass;
+    for (const Tier& tier : record.tiers) {
+      if (tier.name == "stretch" && tier.met) record.score += points.stretch;
+    }
+  }
+  return record;
+}
+
+std::string results_json(const std::string& lab, const std::string& submission, std::uint64_t seed,
+                         const RunContext& context, const std::vector<TestRecord>& records) {
+  double score = 0, max_score = 0;
+  for (const TestRecord& r : records) {
+    score += r.score;
+    max_score += r.points.pass + r.points.stretch;
+  }
+  JsonWriter json;
+  json.begin_object();
+  json.key("schema").value(kResultsSchema);
+  json.key("lab").value(lab);
+  json.key("submission").value(submission);
+  json.key("backend").value(context.backend);
+  json.key("device").value(context.device);
+  json.key("seed").value(static_cast<long long>(seed));
+  json.key("score").value(score);
+  json.key("max_score").value(max_score);
+  json.key("tests").begin_array();
+  for (const TestRecord& r : records) {
+    json.begin_object();
+    json.key("name").value(r.name);
+    json.key("status").value(r.status);
+    json.key("score").value(r.score);
+    json.key("max_score").value(r.points.pass + r.points.stretch);
+    json.key("message").value(r.message);
+    json.key("metrics").begin_object();
+    for (const auto& [metric, value] : r.metrics) json.key(metric).value(value);
+    json.end_object();
+    json.key("tiers").begin_array();
+    for (const Tier& tier : r.tiers) {
+      json.begin_object().key("name").value(tier.name).key("met").value(tier.met);
+      json.key("detail").value(tier.detail).end_object();
+    }
+    json.end_array();
+    json.end_object();
+  }
+  json.end_array();
+  json.end_object();
+  return json.text();
+}
+
+::testing::TestEventListener* new_results_listener(const RunContext& context) {
+  return new ResultsListener(context);
+}
+
+}  // namespace grader

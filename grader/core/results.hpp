@@ -1,0 +1,72 @@
+// Points, metrics and the per-lab results file. Each graded test declares its points where it is
+// defined (GRADED_TEST); speed tests may add a stretch tier. One JSON schema serves every lab.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace grader {
+
+constexpr const char* kResultsSchema = "gpu-histogram-workbook/results/v1";
+
+struct TestPoints {
+  double pass = 0;     // earned when the test passes
+  double stretch = 0;  // earned on top when a passing speed test also meets its stretch tier
+};
+
+struct Tier {
+  std::string name;
+  bool met = false;
+  std::string detail;  // e.g. "4.1x faster than the baseline; needs 4x"
+};
+
+struct TestRecord {
+  std::string name;    // "Suite.Test"
+  std::string status;  // passed, failed or skipped
+  TestPoints points;
+  double score = 0;
+  std::string message;  // failure or skip messages, for the student
+  std::vector<std::pair<std::string, double>> metrics;
+  std::vector<Tier> tiers;
+};
+
+struct RunContext {
+  std::string backend;  // "cuda" or "cpu"
+  std::string device;   // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)"
+};
+
+// Called at static initialisation by GRADED_TEST; returns true so it can initialise a constant.
+bool register_points(const std::string& test_name, TestPoints points);
+TestPoints points_for(const std::string& test_name);
+
+// Inside a running test: a figure for the report ("time_ms", "gbps", "percent_of_read_bw",
+// "speedup_vs_baseline") and a tier's outcome. A stretch tier never fails the test.
+void record_metric(const std::string& name, double value);
+void record_tier(const std::string& name, bool met, const std::string& detail);
+
+// Turns finished tests into records and score; unit-testable without running GoogleTest.
+TestRecord make_record(const std::string& name, const std::string& status, TestPoints points,
+                       const std::string& message, std::vector<std::pair<std::string, double>> metrics,
+                       std::vector<Tier> tiers);
+std::string results_json(const std::string& lab, const std::string& submission, std::uint64_t seed,
+                         const RunContext& context, const std::vector<TestRecord>& records);
+
+// Collects every test's record and writes the results file at the end of the run.
+::testing::TestEventListener* new_results_listener(const RunContext& context);
+
+}  // namespace grader
+
+// A test with points: GRADED_TEST(Lab01Slices, MatchesCpuOnUniformSamples, 1) { ... }
+#define GRADED_TEST(fixture, name, points)                                                      \
+  static const bool fixture##_##name##_registered =                                             \
+      ::grader::register_points(#fixture "." #name, ::grader::TestPoints{(points), 0});         \
+  TEST_F(fixture, name)
+
+// A speed test: `pass_points` when its threshold is met, `stretch_points` more for the stretch tier.
+#define GRADED_SPEED_TEST(fixture, name, pass_points, stretch_points)                           \
+  static const bool fixture##_##name##_registered = ::grader::register_points(                  \
+      #fixture "." #name, ::grader::TestPoints{(pass_points), (stretch_points)});               \
+  TEST_F(fixture, name)

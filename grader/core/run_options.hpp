@@ -1,0 +1,38 @@
+// What one grading run was asked to do: data file, results file, seed, input sizes.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+namespace grader {
+
+#ifdef CUDA_CPU_BACKEND
+constexpr bool kCpuBackend = true;
+#else
+constexpr bool kCpuBackend = false;
+#endif
+
+struct RunOptions {
+  std::string lab;              // --lab=lab01: names the run in the results file
+  std::string submission;       // --submission=PATH: the folder graded, for the record
+  std::string data_path;        // --data=PATH: the standard samples file
+  std::string results_path;     // --results=PATH: where the JSON results go ("" = none)
+  std::uint64_t seed = 2025;    // --seed=N or GRADER_SEED: inputs the grader generates
+  bool small_inputs = false;    // GRADER_SMALL_INPUTS=1: sanitizer runs, where kernels run slowly
+};
+
+class UsageError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// Takes the grader's own --flags out of argv (GoogleTest's stay); throws UsageError on a bad one.
+void parse_run_options(int& argc, char** argv);
+const RunOptions& run_options();
+
+// Sizes: the CPU backend and sanitizer runs cap large inputs so a full run stays fast; the cases
+// that matter (tails, edge sizes, all-equal data) are small and never scaled.
+std::size_t scaled_size(std::size_t full_size);
+
+}  // namespace grader

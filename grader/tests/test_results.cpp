@@ -1,0 +1,57 @@
+#include <gtest/gtest.h>
+
+#include "grader/core/json_writer.hpp"
+#include "grader/core/results.hpp"
+
+namespace {
+
+TEST(JsonWriter, EscapesQuotesBackslashesAndControlCharacters) {
+  EXPECT_EQ(grader::json_escape("a\"b\\c\nd\x01"), "a\\\"b\\\\c\\nd\\u0001");
+}
+
+TEST(JsonWriter, SeparatesMembersAndNestsContainers) {
+  grader::JsonWriter json;
+  json.begin_object().key("a").value(1).key("b").begin_array().value(true).value("x").end_array();
+  json.key("c").value(0.5).end_object();
+  EXPECT_EQ(json.text(), "{\"a\":1,\"b\":[true,\"x\"],\"c\":0.5}");
+}
+
+TEST(JsonWriter, WritesNonFiniteNumbersAsNull) {
+  grader::JsonWriter json;
+  json.begin_array().value(1.0 / 0.0).end_array();
+  EXPECT_EQ(json.text(), "[null]");
+}
+
+TEST(Points, APassedTestEarnsItsPassPoints) {
+  const auto record = grader::make_record("S.T", "passed", {2, 1}, "", {}, {});
+  EXPECT_EQ(record.score, 2);
+}
+
+TEST(Points, AMetStretchTierAddsItsPoints) {
+  const auto record = grader::make_record("S.T", "passed", {2, 1}, "", {}, {{"stretch", true, ""}});
+  EXPECT_EQ(record.score, 3);
+}
+
+TEST(Points, FailedAndSkippedTestsEarnNothing) {
+  EXPECT_EQ(grader::make_record("S.T", "failed", {2, 1}, "", {}, {{"stretch", true, ""}}).score, 0);
+  EXPECT_EQ(grader::make_record("S.T", "skipped", {2, 0}, "", {}, {}).score, 0);
+}
+
+TEST(Points, AreRegisteredByName) {
+  grader::register_points("Registered.Test", {3, 1});
+  EXPECT_EQ(grader::points_for("Registered.Test").pass, 3);
+  EXPECT_EQ(grader::points_for("Unknown.Test").pass, 0);
+}
+
+TEST(ResultsJson, HoldsScoreMaxScoreAndEveryTest) {
+  const std::vector<grader::TestRecord> records = {
+      grader::make_record("A.Passes", "passed", {1, 0}, "", {{"time_ms", 1.5}}, {}),
+      grader::make_record("A.Fails", "failed", {2, 1}, "bin 3: expected 1, got 0", {}, {})};
+  const std::string json = grader::results_json("lab01", "starter", 7, {"cuda", "GPU"}, records);
+  EXPECT_NE(json.find("\"schema\":\"gpu-histogram-workbook/results/v1\""), std::string::npos);
+  EXPECT_NE(json.find("\"score\":1,\"max_score\":4"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"metrics\":{\"time_ms\":1.5}"), std::string::npos) << json;
+  EXPECT_NE(json.find("bin 3: expected 1, got 0"), std::string::npos) << json;
+}
+
+}  // namespace

@@ -1,0 +1,59 @@
+// Lab 01 kernels that are wrong on purpose: the grader must catch each one (meson suite
+// `selftest`). Built once per defect, chosen with -DKNOWN_DEFECT=N:
+//   1 empty            the kernels count nothing
+//   2 off_by_one_tail  v1's grid is rounded down, so the last partial block of samples is lost
+//   3 racy             a plain read-modify-write instead of atomicAdd (lost updates on a GPU)
+//   4 out_of_bounds    v2 counts value v into bin v+1, writing one past the last bin
+#include "lab01_global_atomics.cuh"
+
+namespace lab01 {
+namespace {
+
+constexpr int kDefect = KNOWN_DEFECT;
+
+__device__ void count(int* d_bins, int value) {
+  if (kDefect == 3) {
+    d_bins[value] = d_bins[value] + 1;
+  } else {
+    atomicAdd(&d_bins[value + (kDefect == 4 ? 1 : 0)], 1);
+  }
+}
+
+__global__ void slices_kernel(const int* d_samples, int n, int* d_bins, int samples_per_thread) {
+  if constexpr (kDefect != 1) {
+    const long long begin =
+        (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * samples_per_thread;
+    for (long long i = begin; i < begin + samples_per_thread && i < n; ++i) count(d_bins, d_samples[i]);
+  }
+}
+
+__global__ void grid_stride_kernel(const int* d_samples, int n, int* d_bins) {
+  if constexpr (kDefect != 1) {
+    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+      count(d_bins, d_samples[i]);
+    }
+  }
+}
+
+}  // namespace
+
+void histogram_v1_slices(const int* d_samples, int n, int* d_bins, SliceLaunch launch) {
+  cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
+  if (n == 0) return;
+  const long long per_block = static_cast<long long>(launch.threads_per_block) * launch.samples_per_thread;
+  long long blocks = kDefect == 2 ? n / per_block : (n + per_block - 1) / per_block;
+  if (blocks == 0) blocks = 1;  // keeps the tail defect a wrong answer, not a refused launch
+  slices_kernel<<<static_cast<int>(blocks), launch.threads_per_block>>>(d_samples, n, d_bins,
+                                                                        launch.samples_per_thread);
+}
+
+void histogram_v2_grid_stride(const int* d_samples, int n, int* d_bins, GridStrideLaunch launch) {
+  cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
+  if (n == 0) return;
+  grid_stride_kernel<<<launch.blocks, launch.threads_per_block>>>(d_samples, n, d_bins);
+}
+
+SliceLaunch fastest_slice_launch() { return {256, 64}; }
+GridStrideLaunch fastest_grid_stride_launch(int sm_count) { return {8 * sm_count, 256}; }
+
+}  // namespace lab01
