@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Stand-in for compute-sanitizer where it is not installed: explain, and report the test as skipped."""
+"""Stand-in for compute-sanitizer where it is not installed (or on the CPU backend): explain, and
+report the test as skipped. Takes and ignores compute-sanitizer's arguments and the test command."""
 import sys
 
 print("compute-sanitizer was not found at configure time, so this setup cannot run.\n"

@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+"""Set up, build and grade the workbook in one command.
+
+    python3 grader/grade.py                      grade starter/ (your work), print the score table
+    python3 grader/grade.py --labs 01            grade one lab
+    python3 grader/grade.py --submission solutions
+    python3 grader/grade.py --project-tests      the project's own tests (unit, data, CPU backend,
+                                                 self-tests: solutions pass, starter caught)
+
+It installs meson, ninja and numpy into .venv when they are missing (from requirements.txt),
+configures a build directory (build/ for grading, build-project/ for the project tests), compiles,
+runs `meson test`, and prints the score table (grader/report.py). The kernel backend is chosen at
+configure time: cuda when an NVIDIA GPU and nvcc are found, else the CPU backend.
+
+Exit status: 0 all tests passed, 1 some failed, 2 setup or build error.
+"""
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import venv
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+VENV = os.path.join(ROOT, ".venv")
+REQUIREMENTS = os.path.join(ROOT, "requirements.txt")
+
+
+def fail(message):
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def tools_present():
+    try:
+        import numpy  # noqa: F401
+    except ImportError:
+        return False
+    return bool(shutil.which("meson") and shutil.which("ninja"))
+
+
+def ensure_tools():
+    """Re-run this script inside .venv when meson, ninja or numpy are missing."""
+    if tools_present():
+        return
+    venv_python = os.path.join(VENV, "bin", "python3")
+    if os.path.abspath(sys.executable) == os.path.abspath(venv_python):
+        fail("meson, ninja or numpy still missing inside .venv; delete .venv and try again")
+    if not os.path.exists(venv_python):
+        print(f"Installing meson, ninja and numpy into {VENV} (once) ...", flush=True)
+        venv.create(VENV, with_pip=True)
+    done = subprocess.run([venv_python, "-m", "pip", "install", "-q", "-r", REQUIREMENTS])
+    if done.returncode != 0:
+        fail("pip could not install requirements.txt; install meson, ninja and numpy yourself")
+    env = dict(os.environ, PATH=os.path.join(VENV, "bin") + os.pathsep + os.environ.get("PATH", ""))
+    os.execve(venv_python, [venv_python, os.path.abspath(__file__)] + sys.argv[1:], env)
+
+
+def run(command, **kwargs):
+    print("$ " + " ".join(command), flush=True)
+    return subprocess.run(command, cwd=ROOT, **kwargs).returncode
+
+
+def configure(build_dir, options):
+    """meson setup, or meson configure when the build directory already exists."""
+    flags = [f"-D{key}={value}" for key, value in options.items()]
+    if os.path.exists(os.path.join(build_dir, "meson-private", "coredata.dat")):
+        return run(["meson", "configure", build_dir] + flags)
+    return run(["meson", "setup", build_dir] + flags)
+
+
+def test_counts(build_dir):
+    """(passed, failed, skipped) from meson's JSON test log: its exit status is not a count."""
+    counts = {"OK": 0, "FAIL": 0, "SKIP": 0, "EXPECTEDFAIL": 0, "UNEXPECTEDPASS": 0, "TIMEOUT": 0,
+              "ERROR": 0}
+    with open(os.path.join(build_dir, "meson-logs", "testlog.json")) as log:
+        for line in log:
+            result = json.loads(line).get("result", "ERROR")
+            counts[result] = counts.get(result, 0) + 1
+    passed = counts["OK"] + counts["EXPECTEDFAIL"]
+    failed = counts["FAIL"] + counts["UNEXPECTEDPASS"] + counts["TIMEOUT"] + counts["ERROR"]
+    return passed, failed, counts["SKIP"]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    parser.add_argument("--submission", default="starter",
+                        help="folder holding your lab .cu files (default: starter)")
+    parser.add_argument("--labs", default="all", help="labs to grade, e.g. 01,03 (default: all)")
+    parser.add_argument("--backend", choices=["auto", "cuda", "cpu"], default="auto",
+                        help="where kernels run (default: auto = cuda if a GPU is found)")
+    parser.add_argument("--gpu-archs", default="auto", help="compute capabilities, e.g. 86 or 80,90")
+    parser.add_argument("--build-dir", help="build directory (default: build, or build-project)")
+    parser.add_argument("--seed", type=int, help="seed of the inputs the grader generates")
+    parser.add_argument("--project-tests", action="store_true",
+                        help="run the project's own tests instead of grading a submission")
+    args = parser.parse_args()
+
+    submission = args.submission
+    if not os.path.isabs(submission):
+        submission = os.path.abspath(submission)
+    if not args.project_tests and not os.path.isdir(submission):
+        fail(f"submission folder {args.submission} not found; give --submission PATH")
+    ensure_tools()
+
+    build_dir = args.build_dir or ("build-project" if args.project_tests else "build")
+    build_dir = os.path.join(ROOT, build_dir)
+    options = {"kernel_backend": args.backend, "gpu_archs": args.gpu_archs, "labs": args.labs,
+               "submission": "solutions" if args.project_tests else submission,
+               "project_tests": "true" if args.project_tests else "false"}
+    if configure(build_dir, options) != 0:
+        fail("meson could not configure the build (see above)")
+    if run(["meson", "compile", "-C", build_dir]) != 0:
+        fail("the build failed: the compiler's message above names the file and line")
+
+    test_command = ["meson", "test", "-C", build_dir, "--num-processes", "1"]
+    if not args.project_tests:
+        test_command += ["--suite", "grade"]
+    env = dict(os.environ)
+    if args.seed is not None:
+        env["GRADER_SEED"] = str(args.seed)
+    run(test_command, env=env)
+    passed, failed, skipped = test_counts(build_dir)
+    if not args.project_tests:
+        run([sys.executable, os.path.join(ROOT, "grader", "report.py"), build_dir])
+    print(f"Full log: {os.path.relpath(os.path.join(build_dir, 'meson-logs', 'testlog.txt'), ROOT)}")
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
