@@ -11,7 +11,8 @@ const char* hint_for(cudaError_t status) {
       return "the launch configuration was refused: a block holds 1 to 1024 threads and a grid at "
              "least one block (check the grid size when n is small or 0)";
     case cudaErrorInvalidValue:
-      return "an argument was out of range (a size, a pointer, or too much dynamic shared memory)";
+      return "an argument was out of range: on CUDA 13 also a refused launch shape (a block of more "
+             "than 1024 threads, a grid of zero blocks, too much dynamic shared memory)";
     case cudaErrorIllegalAddress:
       return "a kernel read or wrote outside its buffers; `meson test --setup memcheck` shows where. "
              "This error is sticky: every later GPU call in this run fails too";

@@ -1,0 +1,30 @@
+// The CPU backend's own controls, for tests and the grader. None of this
+// exists on a GPU: guard uses with #ifdef CUDA_CPU_BACKEND.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace cpu_backend {
+
+// The seed of the schedule that orders the CUDA threads of a block between
+// barriers (and decides where atomics yield). Seed 0 runs threads in index
+// order without random yields. Default: CUDA_CPU_BACKEND_SEED, else 1.
+void set_schedule_seed(std::uint64_t seed);
+std::uint64_t schedule_seed();
+
+// How many host threads run blocks. Default: CUDA_CPU_BACKEND_THREADS, else
+// std::thread::hardware_concurrency(), at most 16.
+void set_host_threads(unsigned count);
+unsigned host_threads();
+
+// The full message of the most recent fault (a divergent barrier, a warp
+// intrinsic waiting for an exited lane, __trap(), an out-of-bounds write, an
+// exception escaping a kernel); empty when there has been none since the
+// process started or since cudaDeviceReset().
+std::string last_fault_message();
+
+// "x86-64 assembly" or "ucontext".
+const char* fiber_implementation();
+
+}  // namespace cpu_backend

@@ -1,0 +1,35 @@
+// Process-wide state of the CPU backend: settings read from the environment,
+// CUDA's two-level error state (a per-host-thread "last error" and a sticky
+// error that a fault sets until cudaDeviceReset), and the fault message.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+#include "cpu_backend/runtime_types.hpp"
+
+namespace cpu_backend::detail {
+
+// ---- settings ----
+std::uint64_t settings_seed();
+unsigned settings_host_threads();
+std::size_t settings_fiber_stack_bytes();
+
+// ---- errors ----
+// Records `error` as the calling host thread's last error and returns it.
+cudaError_t record_error(cudaError_t error);
+cudaError_t sticky_error();
+// Returns the sticky error (also recording it as the last error), or
+// cudaSuccess. API calls that need a working device start with this.
+cudaError_t sticky_error_check();
+// A fault: sets the sticky error (the first one stays until reset), keeps
+// the message for cpu_backend::last_fault_message() and prints it to stderr.
+void report_fault(cudaError_t error, const std::string& message);
+// What cudaDeviceReset clears.
+void reset_error_state();
+// cudaGetLastError / cudaPeekAtLastError.
+cudaError_t take_last_error();
+cudaError_t peek_last_error();
+
+}  // namespace cpu_backend::detail
