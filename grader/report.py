@@ -42,6 +42,17 @@ def speed_metrics(lab):
     return {}
 
 
+def telling_line(message):
+    """The first line that says what went wrong, past GoogleTest's own framing: "Failed",
+    "file.cu:79: Failure", "Value of: expression"; "  Actual: false (why" gives its why."""
+    for line in message.strip().splitlines():
+        line = line.strip()
+        if not line or line == "Failed" or line.endswith(": Failure") or line.startswith("Value of:"):
+            continue
+        return line[len("Actual: false ("):] if line.startswith("Actual: false (") else line
+    return "(no message)"
+
+
 def table(results):
     header = ("lab", "passed", "skipped", "points", "time ms", "GB/s", "% read bw", "vs baseline")
     rows = []
@@ -76,7 +87,7 @@ def main(argv):
     for lab in results:
         for test in lab["tests"]:
             if test["status"] == "failed":
-                first_line = (test["message"].strip().splitlines() or ["(no message)"])[0]
+                first_line = telling_line(test["message"])
                 print(f"  FAILED {lab['lab']} {test['name']}: {first_line[:160]}")
             elif test["status"] == "skipped" and test["message"]:
                 pass

@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "grader/batch/results_channel.hpp"  // batch grading's private results channel
 #include "grader/core/json_writer.hpp"
 #include "grader/core/run_options.hpp"
 
@@ -27,9 +28,14 @@ CurrentTest& current() {
 
 class ResultsListener : public ::testing::EmptyTestEventListener {
  public:
-  explicit ResultsListener(RunContext context) : context_(std::move(context)) {}
+  explicit ResultsListener(RunContext context) : context_(std::move(context)) {
+    batch_channel::hello(context_);
+  }
 
-  void OnTestStart(const ::testing::TestInfo&) override { current() = CurrentTest{}; }
+  void OnTestStart(const ::testing::TestInfo& info) override {
+    current() = CurrentTest{};
+    batch_channel::test_started(std::string(info.test_suite_name()) + "." + info.name());
+  }
 
   void OnTestPartResult(const ::testing::TestPartResult& part) override {
     std::string& message = current().message;
@@ -44,6 +50,7 @@ class ResultsListener : public ::testing::EmptyTestEventListener {
         result->Skipped() ? "skipped" : (result->Passed() ? "passed" : "failed");
     records_.push_back(make_record(name, status, points_for(name), current().message,
                                    current().metrics, current().tiers));
+    batch_channel::test_finished(records_.back());
   }
 
   void OnTestProgramEnd(const ::testing::UnitTest&) override {

@@ -1,0 +1,77 @@
+// The correctness check for histograms of any sample and bin type (bytes into unsigned bins,
+// unsigned values into 4096 bins, ...) and for kernels that update bins in place (saturation):
+// guarded, poisoned device buffers, the launch checked, the output compared exactly with the
+// expected bins the test computed on the CPU. histogram_check.cuh is its int-only sibling.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "grader/core/compare.hpp"
+#include "grader/core/cuda_check.cuh"
+#include "grader/core/device_buffer.cuh"
+#include "grader/core/histogram_check.cuh"
+
+namespace grader {
+
+// Runs `launch(d_samples, n, d_bins)` on `samples` and bins full of poison, then compares the bins
+// with `expected`. `what` describes the input, e.g. "4099 random bytes".
+template <class Sample, class Bin, class Launch>
+::testing::AssertionResult bins_match(const std::string& what, const std::vector<Sample>& samples,
+                                      const std::vector<Bin>& expected, const KernelRun& run,
+                                      Launch&& launch) {
+  const std::string where = "[" + what + "] " + run.kernel + " (" + run.launch + ")";
+  std::vector<Bin> bins;
+  try {
+    DeviceBuffer<Sample> d_samples(samples);
+    DeviceBuffer<Bin> d_bins(expected.size());
+    std::forward<Launch>(launch)(d_samples.data(), static_cast<int>(samples.size()), d_bins.data());
+    check_kernel_ran(run.kernel, run.launch);
+    const std::string bins_damage = d_bins.guard_damage();
+    if (!bins_damage.empty()) {
+      return ::testing::AssertionFailure() << where << " wrote outside the bins: " << bins_damage;
+    }
+    const std::string samples_damage = d_samples.guard_damage();
+    if (!samples_damage.empty()) {
+      return ::testing::AssertionFailure() << where << " wrote outside the input: " << samples_damage;
+    }
+    if (d_samples.download() != samples) {
+      return ::testing::AssertionFailure() << where << " modified its input";
+    }
+    bins = d_bins.download();
+  } catch (const CudaError& error) {
+    return ::testing::AssertionFailure() << "[" << what << "] " << error.what();
+  }
+  const Comparison comparison = compare_exact(expected, bins, static_cast<Bin>(kPoisonWord));
+  if (comparison.matches()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << where << ": " << comparison.describe("bin");
+}
+
+// Runs `update(d_bins, count)` on a copy of `before` and compares the result with `expected`:
+// for kernels that rewrite the bins in place.
+template <class Bin, class Update>
+::testing::AssertionResult update_matches(const std::string& what, const std::vector<Bin>& before,
+                                          const std::vector<Bin>& expected, const KernelRun& run,
+                                          Update&& update) {
+  const std::string where = "[" + what + "] " + run.kernel + " (" + run.launch + ")";
+  std::vector<Bin> after;
+  try {
+    DeviceBuffer<Bin> d_bins(before);
+    std::forward<Update>(update)(d_bins.data(), static_cast<int>(before.size()));
+    check_kernel_ran(run.kernel, run.launch);
+    const std::string damage = d_bins.guard_damage();
+    if (!damage.empty()) {
+      return ::testing::AssertionFailure() << where << " wrote outside the bins: " << damage;
+    }
+    after = d_bins.download();
+  } catch (const CudaError& error) {
+    return ::testing::AssertionFailure() << "[" << what << "] " << error.what();
+  }
+  const Comparison comparison = compare_exact(expected, after, static_cast<Bin>(kPoisonWord));
+  if (comparison.matches()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << where << ": " << comparison.describe("bin");
+}
+
+}  // namespace grader

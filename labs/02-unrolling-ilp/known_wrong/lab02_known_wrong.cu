@@ -1,0 +1,99 @@
+// Lab 02 kernels that are wrong on purpose: the grader must catch each one (meson suites
+// `selftest` and `technique`). Built once per defect, chosen with -DKNOWN_DEFECT=N:
+//   1 empty                v2 and v3 count nothing
+//   2 tail_dropped         v3 forgets the last slice % 4 samples of each slice
+//   3 grid_rounded_down    v2's grid is rounded down, so the samples past the last full block are lost
+//   4 not_unrolled         v2 under #pragma unroll 1: right answers, no unrolling (technique check)
+//   5 loads_not_in_flight  v3 written as load-atomic pairs: right answers, but each load waits
+//                          behind the previous atomic (technique check)
+#include "lab02_unrolling_ilp.cuh"
+
+namespace lab02 {
+namespace {
+
+constexpr int kDefect = KNOWN_DEFECT;
+
+struct Slice {
+  long long begin, end;
+};
+__device__ Slice my_slice(int n, int samples_per_thread) {
+  const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long begin = thread * samples_per_thread;
+  return {begin, begin + samples_per_thread < n ? begin + samples_per_thread : n};
+}
+
+__global__ void histogram_v1_slices_kernel(const int* d_samples, int n, int* d_bins,
+                                           int samples_per_thread) {
+  const Slice s = my_slice(n, samples_per_thread);
+  for (long long i = s.begin; i < s.end; ++i) atomicAdd(&d_bins[d_samples[i]], 1);
+}
+
+__global__ void histogram_v2_pragma_unroll_kernel(const int* d_samples, int n, int* d_bins,
+                                                  int samples_per_thread) {
+  if constexpr (kDefect == 1) return;
+  const Slice s = my_slice(n, samples_per_thread);
+  if constexpr (kDefect == 4) {
+#pragma unroll 1
+    for (long long i = s.begin; i < s.end; ++i) atomicAdd(&d_bins[d_samples[i]], 1);
+  } else {
+#pragma unroll kUnrollFactor
+    for (long long i = s.begin; i < s.end; ++i) atomicAdd(&d_bins[d_samples[i]], 1);
+  }
+}
+
+__global__ void histogram_v3_manual_ilp_kernel(const int* d_samples, int n, int* d_bins,
+                                               int samples_per_thread) {
+  if constexpr (kDefect == 1) return;
+  const Slice s = my_slice(n, samples_per_thread);
+  long long i = s.begin;
+  for (; i + kIlpWays <= s.end; i += kIlpWays) {
+    if constexpr (kDefect == 5) {
+      atomicAdd(&d_bins[d_samples[i]], 1);
+      atomicAdd(&d_bins[d_samples[i + 1]], 1);
+      atomicAdd(&d_bins[d_samples[i + 2]], 1);
+      atomicAdd(&d_bins[d_samples[i + 3]], 1);
+    } else {
+      const int a = d_samples[i], b = d_samples[i + 1], c = d_samples[i + 2], d = d_samples[i + 3];
+      atomicAdd(&d_bins[a], 1);
+      atomicAdd(&d_bins[b], 1);
+      atomicAdd(&d_bins[c], 1);
+      atomicAdd(&d_bins[d], 1);
+    }
+  }
+  if constexpr (kDefect != 2) {
+    for (; i < s.end; ++i) atomicAdd(&d_bins[d_samples[i]], 1);
+  }
+}
+
+int blocks_for(int n, SliceLaunch launch, bool round_down) {
+  const long long per_block = static_cast<long long>(launch.threads_per_block) * launch.samples_per_thread;
+  const long long blocks = round_down ? n / per_block : (n + per_block - 1) / per_block;
+  return blocks > 0 ? static_cast<int>(blocks) : 1;  // keeps the defect a wrong answer, not a refused launch
+}
+
+}  // namespace
+
+void histogram_v1_slices(const int* d_samples, int n, int* d_bins, SliceLaunch launch) {
+  cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
+  if (n == 0) return;
+  histogram_v1_slices_kernel<<<blocks_for(n, launch, false), launch.threads_per_block>>>(
+      d_samples, n, d_bins, launch.samples_per_thread);
+}
+
+void histogram_v2_pragma_unroll(const int* d_samples, int n, int* d_bins, SliceLaunch launch) {
+  cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
+  if (n == 0) return;
+  histogram_v2_pragma_unroll_kernel<<<blocks_for(n, launch, kDefect == 3), launch.threads_per_block>>>(
+      d_samples, n, d_bins, launch.samples_per_thread);
+}
+
+void histogram_v3_manual_ilp(const int* d_samples, int n, int* d_bins, SliceLaunch launch) {
+  cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
+  if (n == 0) return;
+  histogram_v3_manual_ilp_kernel<<<blocks_for(n, launch, false), launch.threads_per_block>>>(
+      d_samples, n, d_bins, launch.samples_per_thread);
+}
+
+SliceLaunch fastest_slice_launch() { return {256, 64}; }
+
+}  // namespace lab02

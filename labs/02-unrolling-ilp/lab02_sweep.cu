@@ -1,0 +1,78 @@
+// Handout questions 2.3, 3.3 and 4.1: time v1, v2 and v3 of the graded submission over several
+// slice shapes on this GPU, next to the grader's global-atomics baseline; every result is checked.
+//   meson compile -C build lab02-sweep      or      build/labs/lab02_sweep --data=FILE
+#include <cstdio>
+#include <vector>
+
+#include "grader/core/compare.hpp"
+#include "grader/core/cpu_reference.hpp"
+#include "grader/core/device.cuh"
+#include "grader/core/device_buffer.cuh"
+#include "grader/core/run_options.hpp"
+#include "grader/core/standard_data.hpp"
+#include "grader/core/timing.cuh"
+#include "grader/core/yardsticks.cuh"
+#include "lab02_unrolling_ilp.cuh"
+
+namespace {
+
+using Launcher = void (*)(const int*, int, int*, lab02::SliceLaunch);
+struct Version {
+  const char* name;
+  Launcher launch;
+};
+constexpr Version kVersions[] = {{"v1 slices", lab02::histogram_v1_slices},
+                                 {"v2 pragma unroll", lab02::histogram_v2_pragma_unroll},
+                                 {"v3 manual ILP", lab02::histogram_v3_manual_ilp}};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    grader::parse_run_options(argc, argv);
+    if (grader::kCpuBackend) {
+      std::fprintf(stderr, "The sweep measures time, and timing needs a GPU: the CPU backend checks "
+                           "correctness only.\n");
+      return 2;
+    }
+    const grader::DeviceStatus& device = grader::device_status();
+    if (!device.available) {
+      std::fprintf(stderr, "error: %s\n", device.reason.c_str());
+      return 2;
+    }
+    const std::vector<int>& samples = grader::standard_samples(lab02::kNumBins);
+    const int n = static_cast<int>(samples.size());
+    const std::vector<int> expected = grader::cpu_histogram(samples, lab02::kNumBins);
+    grader::DeviceBuffer<int> d_samples(samples);
+    grader::DeviceBuffer<int> d_bins(lab02::kNumBins);
+    const grader::Measurement baseline =
+        grader::measure_baseline_histogram(d_samples.data(), n, lab02::kNumBins);
+    const grader::Measurement read = grader::measure_read_bandwidth(d_samples.data(), samples.size());
+    std::printf("Lab 02 sweep on %s, %d samples\n", device.description.c_str(), n);
+    std::printf("streaming read of the input: %.4f ms; grader's global-atomics baseline: %.4f ms\n",
+                read.time_ms.median, baseline.time_ms.median);
+    std::printf("%-17s %6s %6s %8s %10s %12s  %s\n", "version", "block", "slice", "grid",
+                "time (ms)", "vs baseline", "result");
+    const int table[][2] = {{1024, 512}, {512, 1024}, {256, 2048}, {128, 512}, {256, 64}, {256, 16},
+                            {256, 7}, {1024, 8}};
+    for (const auto& shape : table) {
+      const lab02::SliceLaunch launch{shape[0], shape[1]};
+      const long long per_block = 1LL * shape[0] * shape[1];
+      for (const Version& v : kVersions) {
+        auto run = [&] { v.launch(d_samples.data(), n, d_bins.data(), launch); };
+        run();
+        grader::check_kernel_ran(v.name, lab02::describe(launch));
+        const auto comparison =
+            grader::compare_exact(expected, d_bins.download(), static_cast<int>(grader::kPoisonWord));
+        const grader::Summary time = grader::time_gpu_ms(run, {2, 10, true});
+        std::printf("%-17s %6d %6d %8lld %10.3f %11.2fx  %s\n", v.name, shape[0], shape[1],
+                    (n + per_block - 1) / per_block, time.median,
+                    baseline.time_ms.median / time.median, comparison.matches() ? "correct" : "WRONG");
+      }
+    }
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "error: %s\n", error.what());
+    return 1;
+  }
+  return 0;
+}

@@ -1,0 +1,165 @@
+// Lab 03 - shared-memory privatization: reference solution.
+// Handout: handouts/03-shared-privatization.md.
+//
+//   v1 histogram_v1_shared_slices       private 1024 bins per block; each thread counts a slice
+//   v2 histogram_v2_shared_grid_stride  strided loop, 16-byte loads (the stretch tier)
+//   v3 histogram_v3_bytes               256 byte bins, one thread per bin to zero and to merge
+//   v4 histogram_v4_wide, saturate_v4   4096 bins, then a second kernel caps every bin
+//   v5 histogram_v5_letters             7 bins of letters; every other byte is skipped
+#include <cstdint>
+
+#include "lab03_shared_privatization.cuh"
+
+namespace lab03 {
+namespace {
+
+// Zero bins [0, count) of a private histogram with however many threads the block has, then wait:
+// no thread may count into a bin another thread has not zeroed yet.
+template <class Bin>
+__device__ void zero_private(Bin* s_bins, int count) {
+  for (int b = threadIdx.x; b < count; b += blockDim.x) s_bins[b] = 0;
+  __syncthreads();
+}
+
+// Wait for every thread's counts, then add the private bins into the global ones; empty bins are
+// skipped, which saves most of the merge on skewed data.
+template <class Bin>
+__device__ void merge_private(const Bin* s_bins, Bin* d_bins, int count) {
+  __syncthreads();
+  for (int b = threadIdx.x; b < count; b += blockDim.x) {
+    if (s_bins[b] != 0) atomicAdd(&d_bins[b], s_bins[b]);
+  }
+}
+
+// v1: the course's block-local histogram, with the barrier it lacked after the zeroing, and a
+// zeroing loop that works when the block has fewer threads than bins.
+__global__ void histogram_v1_shared_slices_kernel(const int* d_samples, int n, int* d_bins,
+                                                  int samples_per_thread) {
+  __shared__ int s_bins[kNumBins];
+  zero_private(s_bins, kNumBins);
+  const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
+  const long long begin = thread * samples_per_thread;
+  const long long end = begin + samples_per_thread < n ? begin + samples_per_thread : n;
+  for (long long i = begin; i < end; ++i) atomicAdd(&s_bins[d_samples[i]], 1);
+  merge_private(s_bins, d_bins, kNumBins);
+}
+
+// v2: the strided loop of lab 01 over one private histogram. Samples arrive four at a time, one
+// 16-byte load per thread (LDG.E.128): a quarter of the load instructions and loop trips, which
+// took this kernel from about 65 % to 89 % of the read bandwidth on an H200 (93 % on an H100).
+// Several private copies per block (one per warp group) were measured too: no gain, on uniform or
+// all-equal data.
+__global__ void histogram_v2_shared_grid_stride_kernel(const int* d_samples, int n, int* d_bins) {
+  __shared__ int s_bins[kNumBins];
+  zero_private(s_bins, kNumBins);
+  const int first = blockIdx.x * blockDim.x + threadIdx.x;
+  const int stride = gridDim.x * blockDim.x;
+  int scalar_begin = 0;
+  if (reinterpret_cast<std::uintptr_t>(d_samples) % alignof(int4) == 0) {  // else all scalar
+    const int4* d_vectors = reinterpret_cast<const int4*>(d_samples);
+    const int vectors = n / 4;
+    for (int i = first; i < vectors; i += stride) {
+      const int4 v = d_vectors[i];
+      atomicAdd(&s_bins[v.x], 1);
+      atomicAdd(&s_bins[v.y], 1);
+      atomicAdd(&s_bins[v.z], 1);
+      atomicAdd(&s_bins[v.w], 1);
+    }
+    scalar_begin = 4 * vectors;
+  }
+  for (int i = scalar_begin + first; i < n; i += stride) {  // the last n % 4 samples
+    atomicAdd(&s_bins[d_samples[i]], 1);
+  }
+  merge_private(s_bins, d_bins, kNumBins);
+}
+
+// v3: blockDim.x == kByteBins, so thread t zeroes and merges bin t and needs no loop for either.
+__global__ void histogram_v3_bytes_kernel(const unsigned char* d_bytes, int n, unsigned int* d_bins) {
+  __shared__ unsigned int s_bins[kByteBins];
+  s_bins[threadIdx.x] = 0;
+  __syncthreads();
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    atomicAdd(&s_bins[d_bytes[i]], 1u);
+  }
+  __syncthreads();
+  if (s_bins[threadIdx.x] != 0) atomicAdd(&d_bins[threadIdx.x], s_bins[threadIdx.x]);
+}
+
+// v4: v2's plain form over 4096 bins (16 KiB of shared memory per block).
+__global__ void histogram_v4_wide_kernel(const unsigned int* d_values, int n, unsigned int* d_bins) {
+  __shared__ unsigned int s_bins[kWideBins];
+  zero_private(s_bins, kWideBins);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    atomicAdd(&s_bins[d_values[i]], 1u);
+  }
+  merge_private(s_bins, d_bins, kWideBins);
+}
+
+// v4, second kernel: one thread per bin reads it once and writes it only when it is over the cap.
+__global__ void saturate_v4_kernel(unsigned int* d_bins, int num_bins, unsigned int cap) {
+  const int b = blockIdx.x * blockDim.x + threadIdx.x;
+  if (b < num_bins && d_bins[b] > cap) d_bins[b] = cap;
+}
+
+// v5: a byte below 'a' wraps around to a huge unsigned position, so one comparison rejects both
+// sides of 'a'..'z'.
+__global__ void histogram_v5_letters_kernel(const unsigned char* d_text, int n, unsigned int* d_bins) {
+  __shared__ unsigned int s_bins[kLetterBins];
+  zero_private(s_bins, kLetterBins);
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const unsigned int position = static_cast<unsigned int>(d_text[i]) - 'a';
+    if (position < 26) atomicAdd(&s_bins[position / kLettersPerBin], 1u);
+  }
+  merge_private(s_bins, d_bins, kLetterBins);
+}
+
+constexpr int kSaturateThreads = 256;
+
+}  // namespace
+
+void histogram_v1_shared_slices(const int* d_samples, int n, int* d_bins, SliceLaunch launch) {
+  cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
+  if (n == 0) return;  // a grid of zero blocks is an invalid launch
+  const long long per_block = static_cast<long long>(launch.threads_per_block) * launch.samples_per_thread;
+  const int blocks = static_cast<int>((n + per_block - 1) / per_block);
+  histogram_v1_shared_slices_kernel<<<blocks, launch.threads_per_block>>>(d_samples, n, d_bins,
+                                                                          launch.samples_per_thread);
+}
+
+void histogram_v2_shared_grid_stride(const int* d_samples, int n, int* d_bins, GridStrideLaunch launch) {
+  cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
+  if (n == 0) return;
+  histogram_v2_shared_grid_stride_kernel<<<launch.blocks, launch.threads_per_block>>>(d_samples, n, d_bins);
+}
+
+void histogram_v3_bytes(const unsigned char* d_bytes, int n, unsigned int* d_bins, int blocks) {
+  cudaMemsetAsync(d_bins, 0, kByteBins * sizeof(unsigned int));
+  if (n == 0) return;
+  histogram_v3_bytes_kernel<<<blocks, kByteBins>>>(d_bytes, n, d_bins);
+}
+
+void histogram_v4_wide(const unsigned int* d_values, int n, unsigned int* d_bins, GridStrideLaunch launch) {
+  cudaMemsetAsync(d_bins, 0, kWideBins * sizeof(unsigned int));
+  if (n == 0) return;
+  histogram_v4_wide_kernel<<<launch.blocks, launch.threads_per_block>>>(d_values, n, d_bins);
+}
+
+void saturate_v4(unsigned int* d_bins, int num_bins, unsigned int cap) {
+  if (num_bins == 0) return;
+  const int blocks = (num_bins + kSaturateThreads - 1) / kSaturateThreads;
+  saturate_v4_kernel<<<blocks, kSaturateThreads>>>(d_bins, num_bins, cap);
+}
+
+void histogram_v5_letters(const unsigned char* d_text, int n, unsigned int* d_bins, GridStrideLaunch launch) {
+  cudaMemsetAsync(d_bins, 0, kLetterBins * sizeof(unsigned int));
+  if (n == 0) return;
+  histogram_v5_letters_kernel<<<launch.blocks, launch.threads_per_block>>>(d_text, n, d_bins);
+}
+
+// Measured with lab03_sweep on an H200 and an H100: short slices won (16 samples: 0.114-0.117 ms,
+// 32 to 128: 0.158-0.163 ms); the grid-stride kernel wants 2048 threads per SM, here as 4 blocks of
+// 512 (0.061 ms on the H100), a shape that also fills GPUs with 1536 threads per SM.
+SliceLaunch fastest_slice_launch() { return {256, 16}; }
+GridStrideLaunch fastest_grid_stride_launch(int sm_count) { return {4 * sm_count, 512}; }
+
+}  // namespace lab03
