@@ -1,0 +1,236 @@
+"""Worker builds: one configured build of the pristine project per worker, reused for every
+submission it builds, with only the submission's lab files swapped into the worker's slot folder.
+
+Nothing carries over from one student to the next: the slot is emptied and refilled, and the
+outputs of every target that compiles a lab file (objects, generated sources, programs) are
+deleted before the build, so they are always compiled from this student's files. The build
+options are fixed here (backend, architectures, labs, no self-tests); the instructor's own build
+directories are never used.
+"""
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import time
+from dataclasses import dataclass, field
+
+from . import integrity
+from .project import interface_headers
+
+BUILD_TIMEOUT_S = 600
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+MAX_COMPILER_OUTPUT = 12000
+
+
+@dataclass
+class LabBuild:
+    lab: str
+    status: str                 # built, compile_error, missing, build_timeout
+    output: str = ""            # the compiler's messages, when it failed
+    program: str = ""           # the built program (in the worker's build folder)
+    objects: list = field(default_factory=list)
+    findings: list = field(default_factory=list)   # integrity findings, before calibration
+    checks: list = field(default_factory=list)     # results of the lab's other grade tests
+    symbols_checked: bool = False
+
+
+def run_quiet(command, timeout, cwd=None):
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, errors="replace",
+                          timeout=timeout)
+    return done.returncode, ANSI.sub("", done.stdout + done.stderr)
+
+
+def clean_compiler_output(text, slot):
+    """The compiler's messages, without ninja's framing and the long compile commands, with the
+    slot folder's path removed so the messages name the student's file."""
+    lines = []
+    for line in ANSI.sub("", text).splitlines():
+        if line.startswith(("ninja: ", "[")) or (len(line) > 300 and " -o " in line):
+            continue
+        if line.startswith("FAILED: "):
+            continue
+        lines.append(line.replace(slot.rstrip("/") + "/", ""))
+    cleaned = "\n".join(lines).strip()
+    if len(cleaned) > MAX_COMPILER_OUTPUT:
+        cleaned = cleaned[:MAX_COMPILER_OUTPUT] + "\n[... compiler output cut ...]"
+    return cleaned
+
+
+class Worker:
+    def __init__(self, index, work_dir, snapshot, options, labs, log):
+        self.index = index
+        self.slot = os.path.join(work_dir, "slots", str(index))
+        self.build_dir = os.path.join(work_dir, "builds", str(index))
+        self.snapshot = snapshot
+        self.options = options          # meson -D options (dict), fixed for the whole batch
+        self.labs = labs
+        self.log = log
+        self.ninja_jobs = 1
+        self.targets = {}               # lab name -> {"program": path, "ninja": relative target}
+        self.checks = {}                # lab name -> [meson test dicts of its other grade tests]
+        self.scanner = ""
+        self.data_file = ""
+
+    # ---- set-up ---------------------------------------------------------------------------------
+    def fill_slot(self, files):
+        """files: submission file name -> bytes. Missing lab files get the starter's, so the build
+        configures; those labs are not built."""
+        if os.path.isdir(self.slot):
+            shutil.rmtree(self.slot)
+        os.makedirs(self.slot)
+        for lab in self.labs:
+            data = files.get(lab.submission_file)
+            if data is None:
+                with open(os.path.join(self.snapshot, "starter", lab.submission_file), "rb") as f:
+                    data = f.read()
+            with open(os.path.join(self.slot, lab.submission_file), "wb") as f:
+                f.write(data)
+
+    def setup(self):
+        state_file = os.path.join(self.build_dir, "batch-worker.json")
+        wanted = {"options": self.options, "snapshot": self.snapshot}
+        try:
+            with open(state_file) as f:
+                ready = json.load(f) == wanted
+        except (OSError, ValueError):
+            ready = False
+        if not ready:
+            if os.path.isdir(self.build_dir):
+                shutil.rmtree(self.build_dir)
+            self.fill_slot({})
+            flags = [f"-D{k}={v}" for k, v in self.options.items()]
+            code, out = run_quiet(["meson", "setup", self.build_dir, self.snapshot] + flags,
+                                  BUILD_TIMEOUT_S)
+            if code != 0:
+                raise RuntimeError(f"meson setup failed for worker {self.index}:\n{out[-4000:]}")
+        self._introspect()
+        fixed = [t["ninja"] for t in self.targets.values()] + [self.scanner_target, self.data_target]
+        code, out = run_quiet(["ninja", "-C", self.build_dir, f"-j{self.ninja_jobs}"] + fixed,
+                              BUILD_TIMEOUT_S * 2)
+        if code != 0:
+            raise RuntimeError(f"the pristine project does not build in worker {self.index} "
+                               f"(is a lab unfinished? choose labs with --labs):\n{out[-4000:]}")
+        if not ready:
+            with open(state_file, "w") as f:
+                json.dump(wanted, f)
+
+    def _introspect(self):
+        def introspect(what):
+            code, out = run_quiet(["meson", "introspect", self.build_dir, what], 120)
+            if code != 0:
+                raise RuntimeError(f"meson introspect {what} failed: {out[-2000:]}")
+            return json.loads(out[out.index("["):])
+        targets = introspect("--targets")
+        tests = introspect("--tests")
+        by_name = {t["name"]: t for t in targets}
+        rel = lambda path: os.path.relpath(path, self.build_dir)
+        for lab in self.labs:
+            target = by_name.get(lab.name + "_graded")
+            if target is None:
+                raise RuntimeError(f"the build has no program for {lab.name} (target "
+                                   f"{lab.name}_graded); was it selected with -Dlabs?")
+            program = target["filename"][0]
+            graded = [t for t in tests if os.path.abspath(t["cmd"][0]) == os.path.abspath(program)]
+            self.targets[lab.name] = {"program": program, "ninja": rel(program),
+                                      "objects_dir": program + ".p",
+                                      "args": graded[0]["cmd"][1:] if graded else [],
+                                      "env": graded[0].get("env") or {} if graded else {}}
+            self.checks[lab.name] = [
+                t for t in tests
+                if any(s.endswith(":grade") for s in t["suite"])
+                and any(s.endswith(":" + lab.name) for s in t["suite"])
+                and os.path.abspath(t["cmd"][0]) != os.path.abspath(program)]
+        self.scanner = by_name["batch_source_scan"]["filename"][0]
+        self.scanner_target = rel(self.scanner)
+        self.data_file = by_name["standard-data"]["filename"][0]
+        self.data_target = rel(self.data_file)
+
+    # ---- one submission -------------------------------------------------------------------------
+    def _clean_outputs(self, lab_name):
+        target = self.targets[lab_name]
+        for path in [target["program"]] + glob.glob(os.path.join(target["objects_dir"], "*")):
+            if os.path.isdir(path):
+                shutil.rmtree(path, ignore_errors=True)
+            elif os.path.exists(path):
+                os.remove(path)
+
+    def build(self, files, timeout=BUILD_TIMEOUT_S):
+        """Build each lab whose file the submission holds; returns {lab name: LabBuild}."""
+        self.fill_slot(files)
+        results = {}
+        present = [lab for lab in self.labs if lab.submission_file in files]
+        scans = {}
+        if present:
+            try:
+                scans = integrity.scan_sources(
+                    self.scanner, [os.path.join(self.slot, lab.submission_file) for lab in present])
+            except (RuntimeError, ValueError, subprocess.TimeoutExpired) as error:
+                self.log(f"warning: source scan failed: {error}")
+        for lab in self.labs:
+            if lab not in present:
+                results[lab.name] = LabBuild(lab.name, "missing",
+                                             f"the submission has no {lab.submission_file}")
+                continue
+            build = LabBuild(lab.name, "built")
+            path = os.path.join(self.slot, lab.submission_file)
+            with open(path, encoding="utf-8", errors="replace") as f:
+                raw = f.read()
+            scanned = scans.get(path)
+            if scanned is not None:
+                build.findings += integrity.source_findings(
+                    raw, scanned, interface_headers(lab, self.snapshot))
+            self._clean_outputs(lab.name)
+            target = self.targets[lab.name]
+            try:
+                code, out = run_quiet(["ninja", "-C", self.build_dir, f"-j{self.ninja_jobs}",
+                                       target["ninja"]], timeout)
+            except subprocess.TimeoutExpired:
+                build.status, build.output = "build_timeout", f"the build took over {timeout} s"
+                results[lab.name] = build
+                continue
+            if code != 0 or not os.path.isfile(target["program"]):
+                build.status = "compile_error"
+                build.output = clean_compiler_output(out, self.slot)
+            else:
+                build.program = target["program"]
+                build.objects = sorted(glob.glob(os.path.join(target["objects_dir"], "*.o")))
+            # Symbols: where it compiled; the source rules above cover the rest.
+            symbols = integrity.nm_symbols(build.objects) if build.objects else None
+            if symbols is not None:
+                build.symbols_checked = True
+                build.findings += integrity.symbol_findings(symbols)
+            build.checks = self.run_checks(lab.name) if build.status == "built" else []
+            results[lab.name] = build
+        return results
+
+    def run_checks(self, lab_name):
+        """The lab's other grade-suite tests (technique checks: they compile the file and read its
+        machine code, running nothing of it); each writes a results file we read back."""
+        outcomes = []
+        for test in self.checks.get(lab_name, []):
+            results_path = os.path.join(self.build_dir, "batch-check-results.json")
+            if os.path.exists(results_path):
+                os.remove(results_path)
+            command = [re.sub(r"^--results=.*", "--results=" + results_path, arg) for arg in test["cmd"]]
+            if "--results" in command:
+                command[command.index("--results") + 1] = results_path
+            env = dict(os.environ, **(test.get("env") or {}))
+            started = time.monotonic()
+            try:
+                done = subprocess.run(command, cwd=test.get("workdir") or self.build_dir, env=env,
+                                      capture_output=True, text=True, errors="replace",
+                                      timeout=test.get("timeout") or 300)
+                code, out = done.returncode, done.stdout + done.stderr
+            except subprocess.TimeoutExpired:
+                code, out = "timeout", "the check timed out"
+            record = {"check": test["name"], "returncode": code, "output": out[-4000:],
+                      "duration_s": time.monotonic() - started, "results": None}
+            try:
+                with open(results_path) as f:
+                    record["results"] = json.load(f)
+            except (OSError, ValueError):
+                pass
+            outcomes.append(record)
+        return outcomes

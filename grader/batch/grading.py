@@ -1,0 +1,192 @@
+"""From builds, runs and the reference to grades: one record per lab, one per submission, and the
+Gradescope results.json made from it.
+
+Points and the list of tests come from the reference run (the lab's solution, built and run by
+the same harness on the same machine), never from the submission's own process: a submission
+cannot add tests, change their points, or make a test it fails drop out of the maximum. Tests the
+reference run skipped (speed tests on the CPU backend) are not gradable here and are left out.
+"""
+import os
+import sys
+
+from . import integrity
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+from report import telling_line  # noqa: E402  (grader/report.py: the student's score table)
+
+RECORD_SCHEMA = "gpu-histogram-workbook/batch/v1"
+MAX_MESSAGE = 4000
+
+
+def first_line(message):
+    return telling_line(message or "")[:200]
+
+
+def reference_plan(reference_lab):
+    """(gradable program tests [(name, points, stretch)], checks [(name, max)]) of a lab."""
+    tests = [(t["name"], t["points"], t["stretch_points"]) for t in reference_lab["tests"]
+             if t["status"] != "skipped"]
+    checks = [(c["name"], c["max_score"]) for c in reference_lab.get("checks", [])
+              if c["status"] != "skipped"]
+    return tests, checks
+
+
+def check_outcomes(build_checks):
+    """{test name: (status, score, max, message)} from the lab's other grade tests."""
+    found = {}
+    for record in build_checks or []:
+        results = record.get("results")
+        if results and isinstance(results.get("tests"), list):
+            for t in results["tests"]:
+                found[t.get("name", "?")] = (t.get("status", "failed"), float(t.get("score") or 0),
+                                             float(t.get("max_score") or 0), t.get("message", ""))
+        elif record.get("returncode") == 77:
+            found[record["check"]] = ("skipped", 0.0, 0.0, record.get("output", ""))
+        else:
+            found[record["check"]] = ("failed", 0.0, 0.0,
+                                      f"the check could not run ({record.get('returncode')}):\n"
+                                      + record.get("output", "")[-2000:])
+    return found
+
+
+def assemble_lab(lab, build, run, reference_lab, policy):
+    """The lab's record for one submission. `build` is a LabBuild, `run` a RunResult or None."""
+    plan_tests, plan_checks = reference_plan(reference_lab)
+    findings = integrity.calibrate(build.findings, reference_lab.get("findings", []))
+    withheld = policy == "zero" and integrity.withholds_score(findings)
+    if build.status == "missing":
+        not_graded = f"not graded: {build.output}"
+    elif build.status != "built":
+        not_graded = "not graded: the file does not compile (see the build output)"
+    else:
+        not_graded = ""
+    tests = []
+    for name, points, stretch in plan_tests:
+        outcome = run.outcomes.get(name) if run and not not_graded else None
+        entry = {"name": name, "kind": "program", "max_score": points + stretch, "score": 0.0,
+                 "metrics": {}, "fault": ""}
+        if outcome is None:
+            entry.update(status="failed", message=not_graded or "no result")
+        elif outcome.status == "skipped":
+            entry.update(status="failed", message="skipped in this run, though the reference ran it: "
+                         + outcome.message)
+        else:
+            entry.update(status=outcome.status, message=outcome.message, metrics=outcome.metrics,
+                         fault=outcome.fault)
+            if outcome.status == "passed":
+                met_stretch = any(t.get("name") == "stretch" and t.get("met") for t in outcome.tiers)
+                entry["score"] = points + (stretch if met_stretch else 0.0)
+        tests.append(entry)
+    checks = check_outcomes(build.checks) if not not_graded else {}
+    for name, max_score in plan_checks:
+        status, score, _, message = checks.get(name, ("failed", 0.0, 0.0, not_graded or "no result"))
+        if status == "skipped":
+            status, message = "failed", "skipped in this run, though the reference ran it"
+        tests.append({"name": name, "kind": "check", "status": status, "max_score": max_score,
+                      "score": min(score, max_score) if status == "passed" else 0.0,
+                      "message": message, "metrics": {}, "fault": ""})
+    for entry in tests:
+        entry["message"] = entry["message"][:MAX_MESSAGE]
+        if withheld and entry["score"]:
+            entry["message"] = ("score withheld: " + integrity.summary(findings) + "\n"
+                                + entry["message"]).strip()
+            entry["earned"], entry["score"] = entry["score"], 0.0
+
+    status = "graded"
+    if build.status == "missing":
+        status = "missing"
+    elif build.status != "built":
+        status = "compile_error"
+    elif withheld:
+        status = "withheld"
+    reasons = []
+    if withheld:
+        reasons.append("score withheld: " + integrity.summary(findings))
+    if status == "missing":
+        reasons.append(build.output)
+    elif status == "compile_error":
+        error = next((line for line in build.output.splitlines() if "error" in line.lower()),
+                     build.output.splitlines()[0] if build.output else "build failed")
+        reasons.append("does not compile: " + error.strip()[:200])
+    failed = [t for t in tests if t["status"] == "failed"]
+    if failed and status in ("graded", "withheld"):
+        reasons.append(f"{len(failed)} test(s) failed, e.g. {failed[0]['name']}: "
+                       f"{first_line(failed[0]['message'])}")
+    notes = [integrity.summary([f]) for f in findings if f["category"] == "suspicious"]
+    return {"lab": lab.name, "file": lab.submission_file, "status": status,
+            "score": sum(t["score"] for t in tests), "max_score": sum(t["max_score"] for t in tests),
+            "tests": tests, "reasons": reasons, "findings": findings, "review_notes": notes,
+            "build_output": build.output if build.status != "built" else "",
+            "symbols_checked": build.symbols_checked,
+            "attempts": [vars(a) for a in (run.attempts if run else [])],
+            "forged_lines": run.forged_lines if run else 0,
+            "forged_samples": run.forged_samples if run else [],
+            "device": (run.hello or {}).get("device", "") if run else "",
+            "seed": (run.hello or {}).get("seed") if run else None}
+
+
+def submission_record(student, source, fingerprint, config_key, labs, notes, duration, run_user):
+    return {"schema": RECORD_SCHEMA, "student": student, "source": source,
+            "fingerprint": fingerprint, "config_key": config_key, "duration_s": round(duration, 2),
+            "score": sum(lab["score"] for lab in labs.values()),
+            "max_score": sum(lab["max_score"] for lab in labs.values()),
+            "labs": labs, "notes": notes, "run_user": run_user}
+
+
+def status_of(record):
+    """One word for the class table: ok, failing, withheld, compile_error, missing, error."""
+    if record.get("error"):
+        return "error"
+    statuses = [lab["status"] for lab in record["labs"].values()]
+    for word in ("withheld", "compile_error", "missing"):
+        if word in statuses:
+            return word
+    if any(t["status"] == "failed" for lab in record["labs"].values() for t in lab["tests"]):
+        return "failing"
+    return "ok"
+
+
+def gradescope(record, visibility="visible"):
+    """The Gradescope autograder results.json of one submission."""
+    tests = []
+    for lab in record["labs"].values():
+        if lab["status"] == "compile_error":
+            tests.append({"name": f"{lab['lab']}: {lab['file']} compiles", "score": 0,
+                          "max_score": 0, "status": "failed", "output": lab["build_output"],
+                          "visibility": visibility})
+        blocking = [f for f in lab["findings"] if f["category"] != "suspicious"]
+        if blocking:
+            tests.append({"name": f"{lab['lab']}: integrity", "score": 0, "max_score": 0,
+                          "status": "failed", "visibility": visibility,
+                          "output": "\n".join(f"{f['category']}: {f['detail']}" for f in blocking)})
+        for t in lab["tests"]:
+            tests.append({"name": f"{lab['lab']} {t['name']}", "score": round(t["score"], 4),
+                          "max_score": t["max_score"], "status": t["status"],
+                          "output": t["message"], "visibility": visibility})
+        if lab["review_notes"] or lab.get("forged_lines"):
+            notes = list(lab["review_notes"])
+            if lab.get("forged_lines"):
+                notes.append(f"{lab['forged_lines']} line(s) written to the grader's private channel "
+                             "without its key were ignored")
+            tests.append({"name": f"{lab['lab']}: notes for the instructor", "score": 0,
+                          "max_score": 0, "output": "\n".join(notes), "visibility": "hidden"})
+    leaderboard = []
+    for lab in record["labs"].values():
+        for t in lab["tests"]:
+            if t["status"] != "passed" or lab["status"] == "withheld":
+                continue
+            short = t["name"].split(".")[-1]
+            if "speedup_vs_baseline" in t["metrics"]:
+                leaderboard.append({"name": f"{lab['lab']} {short} (x baseline)", "order": "desc",
+                                    "value": round(t["metrics"]["speedup_vs_baseline"], 3)})
+            if "time_ms" in t["metrics"]:
+                leaderboard.append({"name": f"{lab['lab']} {short} (ms)", "order": "asc",
+                                    "value": round(t["metrics"]["time_ms"], 4)})
+    summary = [f"{lab['lab']}: {lab['score']:g}/{lab['max_score']:g}"
+               + (f" - {'; '.join(lab['reasons'])}" if lab["reasons"] else "")
+               for lab in record["labs"].values()]
+    return {"score": round(record["score"], 4), "max_score": record["max_score"],
+            "execution_time": int(record.get("duration_s", 0)), "output": "\n".join(summary),
+            "output_format": "text", "visibility": visibility, "stdout_visibility": "hidden",
+            "tests": tests, "leaderboard": leaderboard,
+            "extra_data": {"student": record["student"], "fingerprint": record["fingerprint"]}}

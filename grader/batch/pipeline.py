@@ -1,0 +1,279 @@
+"""The batch itself: set up the workers, grade the reference, then every submission, builds in
+parallel on the workers and runs one submission at a time per GPU; write each submission's files
+as soon as it is graded, and the class report as it grows."""
+import json
+import os
+import queue
+import shutil
+import signal
+import threading
+import time
+import traceback
+from concurrent.futures import ThreadPoolExecutor, as_completed
+
+from . import builder, grading, reports, runner, submissions
+from .project import ROOT
+
+
+def _lab_map(batch):
+    return {lab.name: lab for lab in batch.labs}
+
+
+def make_workers(batch):
+    count = max(1, batch.args.jobs)
+    ninja_jobs = max(1, (os.cpu_count() or 2) // count)
+    workers = []
+    for index in range(count):
+        options = dict(batch.meson_options(), submission=os.path.join(batch.work, "slots", str(index)))
+        worker = builder.Worker(index, batch.work, batch.snapshot, options, batch.labs, batch.log)
+        worker.ninja_jobs = ninja_jobs
+        workers.append(worker)
+    started = time.monotonic()
+    batch.log(f"Setting up {count} worker build(s) ({batch.args.backend} backend, labs "
+              f"{', '.join(lab.name for lab in batch.labs)}); the first set-up takes minutes ...")
+    with ThreadPoolExecutor(count) as pool:
+        for future in [pool.submit(w.setup) for w in workers]:
+            future.result()
+    batch.log(f"Workers ready in {time.monotonic() - started:.0f} s")
+    return workers
+
+
+def reference_files(batch):
+    files, sources = {}, {}
+    for lab in batch.labs:
+        for folder in ("solutions", "starter"):
+            path = os.path.join(ROOT, folder, lab.submission_file)
+            if os.path.isfile(path):
+                with open(path, "rb") as f:
+                    files[lab.submission_file] = f.read()
+                sources[lab.name] = folder
+                break
+    return files, sources
+
+
+def compute_reference(batch, worker, gpu):
+    """Build and run the labs' reference solutions: the list of tests, their points, what this
+    machine cannot grade (tests the reference skips), and what the reference's code may use."""
+    cache = os.path.join(batch.work, f"reference-{batch.config_key}.json")
+    if os.path.exists(cache) and not batch.args.force:
+        with open(cache) as f:
+            cached = json.load(f)
+        if cached.get("run_user") == batch.user_note:
+            return cached
+    files, sources = reference_files(batch)
+    builds = worker.build(files)
+    reference = {"labs": {}, "run_user": batch.user_note}
+    broken = [f"{name}: {b.output[:3000]}" for name, b in builds.items() if b.status != "built"]
+    if broken:
+        raise RuntimeError("the reference solution does not build, so its lab cannot be graded "
+                           "(choose labs with --labs):\n" + "\n".join(broken))
+    folder, programs = batch.stage("reference", builds, files, list(builds))
+    try:
+        for lab in batch.labs:
+            target = worker.targets[lab.name]
+            env = {"PATH": "/usr/bin:/bin"}
+            if gpu is not None:
+                env["CUDA_VISIBLE_DEVICES"] = gpu
+            tests = runner.list_tests([programs[lab.name]], env, folder, 120)
+            run = batch.run_lab(programs[lab.name], folder, lab.name, tests, gpu, target["args"],
+                                target["env"], None)
+            if (batch.user is not None and batch.args.backend == "cuda" and run.outcomes
+                    and all(o.status == "skipped" for o in run.outcomes.values())):
+                # The GPU's device files may be closed to the run user: try as ourselves.
+                user, batch.user = batch.user, None
+                retry = batch.run_lab(programs[lab.name], folder, lab.name, tests, gpu,
+                                      target["args"], target["env"], None)
+                if not all(o.status == "skipped" for o in retry.outcomes.values()):
+                    batch.user_note = f"root: the GPU is not usable by {user.name}"
+                    batch.warnings.append(f"student code runs as root: {user.name} cannot use the GPU")
+                    run = retry
+                else:
+                    batch.user = user
+            checks = grading.check_outcomes(builds[lab.name].checks)
+            ref_tests = []
+            for name in tests:
+                o = run.outcomes[name]
+                ref_tests.append({"name": name, "points": o.points, "stretch_points": o.stretch_points,
+                                  "status": o.status, "message": o.message[:2000]})
+            lab_ref = {"lab": lab.name, "source": sources.get(lab.name, "?"), "tests": ref_tests,
+                       "checks": [{"name": n, "max_score": c[2], "status": c[0]} for n, c in checks.items()],
+                       "findings": builds[lab.name].findings,
+                       "device": (run.hello or {}).get("device", "")}
+            record = grading.assemble_lab(lab, builds[lab.name], run, lab_ref, "report")
+            lab_ref["score"], lab_ref["max_score"] = record["score"], record["max_score"]
+            lab_ref["failing"] = [f"{t['name']}: {grading.first_line(t['message'])}"
+                                  for t in record["tests"] if t["status"] == "failed"]
+            reference["labs"][lab.name] = lab_ref
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    reference["run_user"] = batch.user_note
+    reports.atomic_write(cache, json.dumps(reference, indent=1))
+    return reference
+
+
+def batch_summary(batch, reference, shard):
+    plan = {name: [t["name"] for t in lab["tests"] if t["status"] != "skipped"]
+                  + [c["name"] for c in lab["checks"] if c["status"] != "skipped"]
+            for name, lab in (reference or {}).get("labs", {}).items()}
+    return {"schema": "gpu-histogram-workbook/batch-summary/v1", "config": batch.config,
+            "config_key": batch.config_key, "backend": batch.args.backend, "seed": batch.args.seed,
+            "labs": [lab.name for lab in batch.labs], "plan": plan, "shard": shard,
+            "reference": {n: {k: lab.get(k) for k in ("score", "max_score", "device", "source", "failing")}
+                          for n, lab in (reference or {}).get("labs", {}).items()},
+            "devices": sorted(batch.devices), "warnings": batch.warnings, "run_user": batch.user_note,
+            "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
+
+
+def run_batch(batch, entries):
+    started = time.monotonic()
+    batch.prepare()
+    os.makedirs(batch.out, exist_ok=True)
+    records = {r["student"]: r for r in reports.load_records(batch.out)}
+    lab_files = [lab.submission_file for lab in batch.labs]
+
+    todo, skipped = [], 0
+    for entry in entries:
+        collected = submissions.collect(entry, lab_files)
+        old = records.get(entry.student)
+        if (old and not batch.args.force and old.get("config_key") == batch.config_key
+                and old.get("fingerprint") == collected.fingerprint()):
+            skipped += 1
+            continue
+        if old and old.get("fingerprint") != collected.fingerprint():
+            collected.notes.append("regraded: the submission changed since it was last graded")
+        elif old and old.get("config_key") != batch.config_key:
+            collected.notes.append("regraded: the settings (labs, backend, seed) or the grader or "
+                                   "labs changed since it was last graded")
+        todo.append((entry, collected))
+    batch.log(f"{len(entries)} submission(s): {skipped} already graded (use --force to regrade), "
+              f"{len(todo)} to grade")
+    shard = batch.args.shard
+    plan_source = None
+    if not todo:
+        summary_path = os.path.join(batch.out, "batch.json")
+        previous = json.load(open(summary_path)) if os.path.exists(summary_path) else {}
+        finish(batch, records, previous or batch_summary(batch, None, shard))
+        return 0
+
+    batch.choose_user()
+    slots = batch.gpu_slots()
+    workers = make_workers(batch)
+    batch.prepare_run_files(workers[0].data_file)
+    batch.log("Grading the reference solution (its tests and points are the plan for everyone) ...")
+    reference = compute_reference(batch, workers[0], slots[0])
+    for name, lab in reference["labs"].items():
+        batch.devices.add(lab["device"]) if lab.get("device") else None
+        batch.log(f"  {name}: reference ({lab['source']}) scores {lab['score']:g}/{lab['max_score']:g}"
+                  + (f" on {lab['device']}" if lab.get("device") else ""))
+        if lab["failing"] and lab["source"] == "solutions":
+            batch.warnings.append(f"{name}: the reference solution fails on this machine: "
+                                  + "; ".join(lab["failing"][:3]))
+    for warning in batch.warnings:
+        batch.log(f"warning: {warning}")
+    summary = batch_summary(batch, reference, shard)
+    reports.atomic_write(os.path.join(batch.out, "batch.json"), json.dumps(summary, indent=1))
+
+    worker_queue, gpu_queue = queue.Queue(), queue.Queue()
+    for worker in workers:
+        worker_queue.put(worker)
+    for slot in slots:
+        gpu_queue.put(slot)
+    labs = _lab_map(batch)
+    batch.total = len(todo)
+    failures = []
+
+    def grade(entry, collected):
+        if runner.STOP.is_set():
+            return
+        files = collected.files
+        notes = list(collected.notes)
+        if collected.error:
+            notes.append(collected.error)
+        notes += [f"{name} taken from {path}" for name, path in collected.origins.items()
+                  if "/" in path]
+        worker = worker_queue.get()
+        busy = time.monotonic()  # time spent building and running, not waiting for a worker or GPU
+        try:
+            builds = worker.build(files)
+            ready = [name for name, b in builds.items() if b.status == "built"]
+            folder, programs = batch.stage(entry.student, builds, files, ready)
+        finally:
+            worker_queue.put(worker)
+        busy = time.monotonic() - busy
+        if collected.error:
+            for b in builds.values():
+                b.output = collected.error
+        runs = {}
+        gpu = gpu_queue.get()
+        run_started = time.monotonic()
+        try:
+            for name in ready:
+                if runner.STOP.is_set():
+                    return
+                target = worker.targets[name]
+                tests = [n for n, _, _ in grading.reference_plan(reference["labs"][name])[0]]
+                runs[name] = batch.run_lab(programs[name], folder, name, tests, gpu, target["args"],
+                                           target["env"], batch.args.budget or 10 * batch.args.timeout)
+        finally:
+            gpu_queue.put(gpu)
+            busy += time.monotonic() - run_started
+            shutil.rmtree(folder, ignore_errors=True)
+        if runner.STOP.is_set():
+            return
+        lab_records = {name: grading.assemble_lab(labs[name], builds[name], runs.get(name),
+                                                  reference["labs"][name], batch.args.integrity)
+                       for name in labs}
+        record = grading.submission_record(entry.student, os.path.basename(entry.path),
+                                           collected.fingerprint(), batch.config_key, lab_records,
+                                           notes, busy, batch.user_note)
+        reports.write_submission(batch.out, record, batch.args.visibility)
+        with batch.lock:
+            records[entry.student] = record
+            batch.done += 1
+            for lab in lab_records.values():
+                if lab.get("device"):
+                    batch.devices.add(lab["device"])
+            reports.write_class_csv(batch.out, list(records.values()), summary["plan"])
+            status = grading.status_of(record)
+            why = next((r for lab in lab_records.values() for r in lab["reasons"]), "")
+            print(f"[{batch.done}/{batch.total}] {entry.student}: {record['score']:g}/"
+                  f"{record['max_score']:g} {status} ({busy:.1f} s)"
+                  + (f" - {why[:120]}" if why else ""), flush=True)
+
+    def interrupted(signum, frame):
+        raise KeyboardInterrupt  # a scheduler's SIGTERM (time limit, preemption) ends it the same way
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, interrupted)
+    pool = ThreadPoolExecutor(len(workers) + len(slots))
+    try:
+        futures = {pool.submit(grade, e, c): e for e, c in todo}
+        for future in as_completed(futures):
+            try:
+                future.result()
+            except Exception:  # noqa: BLE001  (one submission's harness error must not stop the rest)
+                entry = futures[future]
+                failures.append(entry.student)
+                batch.log(f"error grading {entry.student} (not recorded; a re-run retries it):\n"
+                          + traceback.format_exc())
+    except KeyboardInterrupt:
+        runner.STOP.set()
+        runner.REGISTRY.kill_all()
+        pool.shutdown(wait=True, cancel_futures=True)
+        batch.log("interrupted: every submission graded so far is kept; run again to go on")
+        finish(batch, records, batch_summary(batch, reference, shard))
+        return 130
+    finally:
+        pool.shutdown(wait=True)
+        if batch.run_root:
+            shutil.rmtree(batch.run_root, ignore_errors=True)
+    finish(batch, records, batch_summary(batch, reference, shard))
+    batch.log(f"Done in {time.monotonic() - started:.0f} s: {batch.out}/index.html, class.csv")
+    return 1 if failures else 0
+
+
+def finish(batch, records, summary):
+    summary = dict(summary, devices=sorted(set(summary.get("devices", [])) | batch.devices))
+    reports.atomic_write(os.path.join(batch.out, "batch.json"), json.dumps(summary, indent=1))
+    reports.write_class_csv(batch.out, list(records.values()), summary.get("plan"))
+    reports.write_class_html(batch.out, list(records.values()), summary,
+                             use_matplotlib=not batch.args.no_matplotlib)

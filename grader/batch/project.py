@@ -1,0 +1,163 @@
+"""The project as the batch grader sees it: its labs, and the pristine copy students are built in.
+
+Labs are found the way the build finds them: each labs/NN-name/meson.build appends a dict with its
+'name' and 'submission_file', and labs/meson.build lists the folders it builds. No lab is named
+here, so labs added later are graded without changing this tool.
+"""
+import glob
+import hashlib
+import os
+import re
+import shutil
+from dataclasses import dataclass
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+# Never copied into the students' copy of the project: version control, environments, builds,
+# hidden top-level folders (scratch copies), and every file holding a working answer a submission
+# could #include (the solutions, the fixtures).
+EXCLUDED_NAMES = {".git", ".venv", "__pycache__", ".gl", ".whl", ".device", ".mypy_cache"}
+EXCLUDED_TOP = {"solutions", "shared"}
+EXCLUDED_PATHS = {os.path.join("grader", "batch", "fixtures")}
+
+
+@dataclass(frozen=True)
+class Lab:
+    name: str              # lab01
+    number: str            # 01: what -Dlabs= takes
+    folder: str            # 01-global-atomics
+    submission_file: str   # lab01_global_atomics.cu
+
+
+def _listed_folders(root):
+    """The folders labs/meson.build builds, in its order; None when the list cannot be read."""
+    try:
+        with open(os.path.join(root, "labs", "meson.build")) as f:
+            text = f.read()
+    except OSError:
+        return None
+    match = re.search(r"foreach\s+folder\s*:\s*\[([^\]]*)\]", text)
+    return re.findall(r"'([^']+)'", match.group(1)) if match else None
+
+
+def discover_labs(root=ROOT):
+    listed = _listed_folders(root)
+    labs = []
+    for path in sorted(glob.glob(os.path.join(root, "labs", "*", "meson.build"))):
+        folder = os.path.basename(os.path.dirname(path))
+        if listed is not None and folder not in listed:
+            continue
+        with open(path) as f:
+            text = f.read()
+        name = re.search(r"'name'\s*:\s*'([^']+)'", text)
+        submission = re.search(r"'submission_file'\s*:\s*'([^']+)'", text)
+        if name and submission:
+            labs.append(Lab(name.group(1), folder.split("-")[0], folder, submission.group(1)))
+    return labs
+
+
+def select_labs(labs, spec):
+    """`spec` is None/"all" or "01,03" (numbers or names); unknown ones are an error."""
+    if not spec or spec == "all":
+        return list(labs)
+    wanted = [w.strip() for w in spec.split(",") if w.strip()]
+    chosen = []
+    for w in wanted:
+        match = [lab for lab in labs if w in (lab.number, lab.name, lab.folder)]
+        if not match:
+            known = ", ".join(lab.number for lab in labs) or "none"
+            raise ValueError(f"--labs: no lab {w!r} (labs found: {known})")
+        chosen += [lab for lab in match if lab not in chosen]
+    return chosen
+
+
+def interface_headers(lab, root=ROOT):
+    """Headers a submission may include with quotes: the ones in its lab folder (a configured
+    header.in counts under its configured name)."""
+    names = set()
+    for f in os.listdir(os.path.join(root, "labs", lab.folder)):
+        name = f[:-3] if f.endswith(".in") else f
+        if name.endswith((".cuh", ".hpp", ".h")):
+            names.add(name)
+    return names
+
+
+def _excluded(rel, skipped):
+    parts = rel.split(os.sep)
+    top = parts[0]
+    if top in EXCLUDED_TOP or top.startswith("build"):
+        return True
+    if top.startswith(".") and len(parts) > 1:  # a hidden top-level folder
+        return True
+    if any(part in EXCLUDED_NAMES for part in parts):
+        return True
+    return any(rel == p or rel.startswith(p + os.sep) for p in EXCLUDED_PATHS | skipped)
+
+
+def project_files(root=ROOT, skip_paths=()):
+    """Relative paths of the files the students' copy holds; `skip_paths` (the report, the work
+    folder, the submissions) are left out too where they lie inside the project."""
+    skipped = set()
+    for path in skip_paths:
+        rel = os.path.relpath(os.path.abspath(path), root)
+        if not rel.startswith("..") and rel != ".":
+            skipped.add(rel)
+    files = []
+    for directory, subdirs, names in os.walk(root):
+        rel_dir = os.path.relpath(directory, root)
+        rel_dir = "" if rel_dir == "." else rel_dir
+        subdirs[:] = sorted(d for d in subdirs
+                            if not _excluded(os.path.join(rel_dir, d), skipped)
+                            and not os.path.islink(os.path.join(directory, d)))
+        for name in sorted(names):
+            rel = os.path.join(rel_dir, name)
+            if not _excluded(rel, skipped) and os.path.isfile(os.path.join(directory, name)):
+                files.append(rel)
+    return files
+
+
+def affects_grades(rel, labs):
+    """Whether a change of this file can change the grades of `labs` (Lab list; None = all)."""
+    parts = rel.split(os.sep)
+    if rel.endswith(".md") or parts[:2] == ["grader", "batch"] and not rel.endswith((".cpp", ".hpp",
+                                                                                    "meson.build")):
+        return False
+    if labs is None:
+        return True
+    if parts[0] == "labs" and len(parts) > 2:
+        return parts[1] in {lab.folder for lab in labs}
+    if parts[0] == "starter":
+        return parts[-1] in {lab.submission_file for lab in labs}
+    return parts[0] in ("grader", "data", "subprojects", "labs") or len(parts) == 1
+
+
+def sync_snapshot(dest, root=ROOT, skip_paths=(), labs=None):
+    """Make `dest` a copy of the project (less the exclusions); unchanged files keep their times,
+    so the worker builds in it stay up to date. Returns the snapshot's fingerprint, a hash of the
+    files that can change the grades of `labs` (the grader, the data tools, those labs), and
+    those files' hashes."""
+    wanted = project_files(root, skip_paths)
+    digest = hashlib.sha256()
+    manifest = {}
+    for rel in wanted:
+        src, dst = os.path.join(root, rel), os.path.join(dest, rel)
+        st = os.stat(src)
+        try:
+            dt = os.stat(dst)
+            same = dt.st_size == st.st_size and int(dt.st_mtime) == int(st.st_mtime)
+        except FileNotFoundError:
+            same = False
+        if not same:
+            os.makedirs(os.path.dirname(dst), exist_ok=True)
+            shutil.copy2(src, dst)
+        if affects_grades(rel, labs):
+            with open(src, "rb") as f:
+                manifest[rel] = hashlib.sha256(f.read()).hexdigest()
+            digest.update(rel.encode() + b"\0" + manifest[rel].encode())
+    keep = set(wanted)
+    for directory, _, names in os.walk(dest):
+        for name in names:
+            rel = os.path.relpath(os.path.join(directory, name), dest)
+            if rel not in keep:
+                os.remove(os.path.join(directory, name))
+    return digest.hexdigest(), manifest

@@ -1,0 +1,24 @@
+// The private results channel of batch grading (grader/grade_submissions.py).
+//
+// When the batch harness starts a lab program it sets GRADER_RESULTS_CHANNEL=KEY_FD,OUT_FD: a pipe
+// holding a per-run key, and a pipe the harness reads. Each test's start and verdict then go to
+// OUT_FD, every line prefixed with the key, so the harness believes only what the grader's own
+// listener wrote: text the submission prints, and the exit status, earn nothing. Without the
+// variable (a student's `meson test`) every function here does nothing.
+//
+// Limit, stated plainly: the submission's code runs in this process, so code written on purpose
+// to read the key out of this process (its memory, or the key pipe before main()) could forge a
+// line. The harness's source and symbol checks flag the calls such code needs.
+#pragma once
+#include <string>
+
+#include "grader/core/results.hpp"
+
+namespace grader::batch_channel {
+
+// Sends the run's backend, device and seed (once, when the results listener is made).
+void hello(const RunContext& context);
+void test_started(const std::string& name);
+void test_finished(const TestRecord& record);
+
+}  // namespace grader::batch_channel

@@ -1,0 +1,236 @@
+#!/usr/bin/env python3
+"""The made-up class of grader/batch/fixtures/ graded end to end by grade_submissions.py on the
+CPU backend, with a hidden seed: each fault and each trick ends with the grade and the reason it
+must. Then: a re-run skips what is graded, the hidden seed is what catches the hard-coded answers,
+and two shards merged give the same grades as one run.
+
+Exit status 77 (skipped) in a build whose backend is not cpu: that build grades on a GPU, where
+the same class is graded with --backend cuda by hand (handouts/instructor-guide.md)."""
+import csv
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import unittest
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures")
+TOOL = [sys.executable, os.path.join(ROOT, "grader", "grade_submissions.py")]
+FILE = "lab01_global_atomics.cu"
+HIDDEN_SEED = "4242"
+COMMON = ["--backend", "cpu", "--labs", "01", "--jobs", "2", "--timeout", "5",
+          "--no-matplotlib"]
+SLICES = ["Lab01Slices." + t for t in (
+    "MatchesCpuOnUniformSamples", "MatchesCpuOnNormalSamples", "MatchesCpuOnAllEqualSamples",
+    "MatchesCpuWhenEverySampleIsTheLargestValue", "HandlesAnEmptyInput", "HandlesASingleSample",
+    "MatchesCpuOn1023Samples", "MatchesCpuWhenSizeIsNotAMultipleOfBlockTimesSlice",
+    "MatchesCpuOnTheStandardDataFile", "MatchesCpuForTheLaunchShapesOfTheHandoutTable")]
+GRID = ["Lab01GridStride." + t for t in (
+    "MatchesCpuOnUniformSamples", "MatchesCpuOnNormalSamples", "MatchesCpuOnAllEqualSamples",
+    "MatchesCpuWhenEverySampleIsTheLargestValue", "HandlesAnEmptyInput", "HandlesASingleSample",
+    "MatchesCpuWhenSizeIsNotAMultipleOfTheGrid", "MatchesCpuOnTheStandardDataFile")]
+EMPTY = {"Lab01Slices.HandlesAnEmptyInput", "Lab01GridStride.HandlesAnEmptyInput"}
+MAX = 22  # lab 01's correctness points; its speed tests skip on the CPU backend
+
+
+def grade(*args):
+    started = time.monotonic()
+    done = subprocess.run(TOOL + list(args), capture_output=True, text=True, timeout=1500)
+    print(f"$ grade_submissions.py {' '.join(args)}  ({time.monotonic() - started:.0f} s)\n"
+          + done.stdout[-3000:] + done.stderr[-3000:], flush=True)
+    return done
+
+
+def make_class(folder, names):
+    """The fixtures as a class: some folders, one zip (nested), one tar.gz, and a stray file."""
+    os.makedirs(folder)
+    for name in names:
+        source = os.path.join(FIXTURES, name)
+        if name == "correct":
+            with zipfile.ZipFile(os.path.join(folder, "correct.zip"), "w") as z:
+                z.write(os.path.join(source, FILE), f"correct-work/src/{FILE}")
+        elif name == "wrong_tail":
+            with tarfile.open(os.path.join(folder, "wrong_tail.tar.gz"), "w:gz") as t:
+                t.add(source, "wrong_tail")
+        else:
+            shutil.copytree(source, os.path.join(folder, name))
+    with open(os.path.join(folder, "README.txt"), "w") as f:
+        f.write("not a submission\n")
+
+
+def load(report):
+    records = {}
+    for student in os.listdir(os.path.join(report, "submissions")):
+        with open(os.path.join(report, "submissions", student, "grading.json")) as f:
+            records[student] = json.load(f)
+    return records
+
+
+def tests_of(record):
+    return {t["name"]: t for t in record["labs"]["lab01"]["tests"]}
+
+
+class FixtureClass(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.tmp = tempfile.mkdtemp(prefix="batch-fixtures-")
+        cls.work = os.path.join(cls.tmp, "work")
+        cls.names = sorted(os.listdir(FIXTURES))
+        cls.names = [n for n in cls.names if os.path.isdir(os.path.join(FIXTURES, n))]
+        make_class(os.path.join(cls.tmp, "class"), cls.names)
+        cls.report = os.path.join(cls.tmp, "report")
+        cls.done = grade(os.path.join(cls.tmp, "class"), "--out", cls.report, "--work-dir", cls.work,
+                         "--seed", HIDDEN_SEED, *COMMON)
+        cls.records = load(cls.report) if cls.done.returncode == 0 else {}
+
+    @classmethod
+    def tearDownClass(cls):
+        if os.environ.get("BATCH_KEEP_TMP"):
+            print(f"kept {cls.tmp} (BATCH_KEEP_TMP)")
+        else:
+            shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def expect(self, student, passed, failed_with=None, status="failing"):
+        """`passed`: the tests that must pass, every other one fails (with `failed_with` in its
+        message, where given)."""
+        record = self.records[student]
+        tests = tests_of(record)
+        self.assertEqual(record["max_score"], MAX, student)
+        self.assertEqual(set(tests), set(SLICES + GRID), student)
+        for name, t in tests.items():
+            want = "passed" if name in passed else "failed"
+            self.assertEqual(t["status"], want, f"{student} {name}: {t['message'][:300]}")
+            if want == "failed" and failed_with:
+                self.assertIn(failed_with, t["message"], f"{student} {name}")
+        self.assertEqual(record["score"], sum(tests[n]["max_score"] for n in passed))
+        self.assertEqual(record["labs"]["lab01"]["status"], "graded" if status == "failing" else status)
+        return record
+
+    def test_the_run_succeeded(self):
+        self.assertEqual(self.done.returncode, 0)
+        self.assertEqual(sorted(self.records), self.names)
+        self.assertIn("README.txt: neither a folder", self.done.stdout)
+
+    def test_correct(self):
+        record = self.expect("correct", set(SLICES + GRID))
+        self.assertEqual(record["score"], MAX)
+        self.assertEqual(record["labs"]["lab01"]["seed"], int(HIDDEN_SEED))
+        self.assertEqual(record["labs"]["lab01"]["findings"], [])
+
+    def test_wrong_tail_and_the_files_sent_along_are_ignored(self):
+        # the student's header (#error), test file and meson.build were not used: it compiled
+        # (the handout's shapes divide the standard data exactly: no tail there)
+        self.expect("wrong_tail", set(GRID) | {"Lab01Slices.HandlesAnEmptyInput",
+                                               "Lab01Slices.HandlesASingleSample",
+                                               "Lab01Slices.MatchesCpuForTheLaunchShapesOfTheHandoutTable"},
+                    "bins wrong")
+
+    def test_missing_barrier(self):
+        self.expect("missing_barrier", set(SLICES) | {"Lab01GridStride.HandlesAnEmptyInput"},
+                    "bins wrong")
+
+    def test_out_of_bounds_write(self):
+        self.expect("out_of_bounds_write", set(GRID), "wrote outside the bins")
+
+    def test_infinite_loop_is_killed_per_test(self):
+        record = self.expect("infinite_loop", set(SLICES) | {"Lab01GridStride.HandlesAnEmptyInput"},
+                             "timed out")
+        hung = [t for t in tests_of(record).values() if t["status"] == "failed"]
+        self.assertEqual({t["fault"] for t in hung}, {"timeout"})
+
+    def test_illegal_address_crashes_one_test_at_a_time(self):
+        record = self.expect("illegal_address", set(GRID) | {"Lab01Slices.HandlesAnEmptyInput"},
+                             "SIGSEGV")
+        self.assertGreaterEqual(len(record["labs"]["lab01"]["attempts"]), 9)
+
+    def test_does_not_compile(self):
+        record = self.expect("does_not_compile", set(), "does not compile", status="compile_error")
+        self.assertIn("d_bin", record["labs"]["lab01"]["build_output"])
+        self.assertIn("d_bin", record["labs"]["lab01"]["reasons"][0])
+
+    def test_fake_pass_earns_nothing(self):
+        record = self.expect("fake_pass", set(), "exiting early earns nothing")
+        lab = record["labs"]["lab01"]
+        self.assertGreater(lab["forged_lines"], 0)
+        self.assertTrue(any("exit()" in note for note in lab["review_notes"]))
+
+    def test_calls_cub(self):
+        # No CUB on the CPU backend, so it does not compile there either; the reason names CUB.
+        record = self.expect("calls_cub", set(), status="compile_error")
+        lab = record["labs"]["lab01"]
+        self.assertIn("cub::DeviceHistogram", lab["reasons"][0])
+        self.assertTrue(lab["reasons"][0].startswith("score withheld: library shortcut"))
+
+    def test_hard_coded_answers_fail_with_a_hidden_seed(self):
+        self.expect("hard_coded", EMPTY, "bins wrong")
+
+    def test_gradescope_results_and_class_files(self):
+        with open(os.path.join(self.report, "submissions", "out_of_bounds_write", "results.json")) as f:
+            results = json.load(f)
+        self.assertEqual((results["score"], results["max_score"]), (10, MAX))
+        self.assertTrue(all({"name", "score", "max_score", "status", "output", "visibility"} <= set(t)
+                            for t in results["tests"] if t["max_score"]))
+        with open(os.path.join(self.report, "class.csv")) as f:
+            rows = list(csv.DictReader(f))
+        self.assertEqual([r["student"] for r in rows], self.names)
+        by_student = {r["student"]: r for r in rows}
+        self.assertEqual(by_student["correct"]["lab01"], "22")
+        self.assertEqual(by_student["infinite_loop"]["lab01 Lab01GridStride.MatchesCpuOnUniformSamples"], "0")
+        with open(os.path.join(self.report, "index.html")) as f:
+            page = f.read()
+        self.assertIn("submissions/fake_pass/log.txt", page)
+        self.assertIn("timed out", page)
+        with open(os.path.join(self.report, "submissions", "does_not_compile", "log.txt")) as f:
+            self.assertIn("d_bin", f.read())
+
+    def test_zz_rerun_skip_default_seed_and_shards(self):
+        # A re-run grades nothing new and keeps every file.
+        marker = os.path.join(self.report, "submissions", "correct", "grading.json")
+        before = os.stat(marker).st_mtime_ns
+        again = grade(os.path.join(self.tmp, "class"), "--out", self.report, "--work-dir", self.work,
+                      "--seed", HIDDEN_SEED, *COMMON)
+        self.assertEqual(again.returncode, 0)
+        self.assertIn(f"{len(self.names)} already graded", again.stdout)
+        self.assertEqual(os.stat(marker).st_mtime_ns, before)
+
+        # Without the hidden seed, the saved answers of hard_coded earn points they should not.
+        small = os.path.join(self.tmp, "small")
+        make_class(small, ["correct", "hard_coded", "wrong_tail"])
+        default = grade(small, "--out", os.path.join(self.tmp, "default-seed"), "--work-dir",
+                        self.work, *COMMON)
+        self.assertEqual(default.returncode, 0)
+        hard = tests_of(load(os.path.join(self.tmp, "default-seed"))["hard_coded"])
+        for name in ("Lab01Slices.MatchesCpuOn1023Samples", "Lab01Slices.MatchesCpuOnTheStandardDataFile",
+                     "Lab01GridStride.MatchesCpuOnTheStandardDataFile"):
+            self.assertEqual(hard[name]["status"], "passed", name)
+
+        # Two shards (sharing the worker builds), merged: the grades of the single run.
+        shards = [os.path.join(self.tmp, f"shard{k}") for k in (1, 2)]
+        for k, shard in enumerate(shards, 1):
+            done = grade(small, "--out", shard, "--work-dir", self.work, "--seed", HIDDEN_SEED,
+                         "--shard", f"{k}/2", *COMMON)
+            self.assertEqual(done.returncode, 0)
+        self.assertEqual(sorted(os.listdir(os.path.join(shards[0], "submissions"))),
+                         ["correct", "wrong_tail"])
+        merged = os.path.join(self.tmp, "merged")
+        done = subprocess.run(TOOL + ["merge", "--out", merged, "--no-matplotlib"] + shards,
+                              capture_output=True, text=True)
+        self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
+        joined = load(merged)
+        self.assertEqual(sorted(joined), ["correct", "hard_coded", "wrong_tail"])
+        for student, record in joined.items():
+            self.assertEqual(record["score"], self.records[student]["score"], student)
+
+
+if __name__ == "__main__":
+    if os.environ.get("BATCH_OUTER_BACKEND", "cpu") != "cpu":
+        print("skipped: this build's backend is not cpu; the fixture class is graded on the CPU "
+              "backend in CI (a GPU machine grades it with --backend cuda, see the instructor guide)")
+        sys.exit(77)
+    unittest.main()

@@ -1,0 +1,19 @@
+#!/usr/bin/env python3
+"""Grade a whole class: a folder of submissions in, per-student Gradescope results and a class
+report (CSV, HTML) out.
+
+    grade_submissions.py SUBMISSIONS --out REPORT_DIR [--labs 01,03] [--backend cuda|cpu]
+                         [--jobs N] [--shard K/N] [--seed S] [--timeout SECONDS] [--force]
+    grade_submissions.py merge --out REPORT_DIR SHARD_REPORT_DIR...
+
+The instructor's guide is handouts/instructor-guide.md; the code is in grader/batch/.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from batch.cli import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main())
