@@ -18,7 +18,7 @@ else
 fi
 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader
 meson setup "$build" "${setup[@]}" "$@" >/dev/null || exit 1
-ninja -C "$build" >"$build/ninja.log" 2>&1 || { tail -50 "$build/ninja.log"; exit 1; }
+ninja -C "$build" -k 0 >"$build/ninja.log" 2>&1 || { grep -A12 FAILED "$build/ninja.log" | head -60; exit 1; }
 meson test -C "$build" --no-rebuild --print-errorlogs --num-processes 1 "${suites[@]}" \
   >"$build/test.log" 2>&1
 grep -E "^ *[0-9]+/[0-9]+ " "$build/test.log"

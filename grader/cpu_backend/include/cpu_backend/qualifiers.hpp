@@ -18,9 +18,11 @@
 #define __managed__
 #define __shared__ static thread_local
 #define __forceinline__ inline __attribute__((always_inline))
-// libstdc++ spells `__attribute__((__noinline__))` in <memory>; cuda_runtime.h
-// includes <memory> before this header so that the macro cannot break it.
-#define __noinline__ __attribute__((noinline))
+// Empty on purpose: newer libstdc++ headers (included after this one, e.g. by
+// GoogleTest) spell `__attribute__((__noinline__))`, which any non-empty
+// definition breaks; an empty one leaves `__attribute__(())`, which is valid.
+// Inlining changes no result on this backend.
+#define __noinline__
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 #define __grid_constant__
