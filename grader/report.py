@@ -13,6 +13,7 @@ import os
 import sys
 
 SCHEMA = "gpu-histogram-workbook/results/v1"
+FAILURES_SHOWN_PER_LAB = 3  # the first failures say where to start; the log has the rest
 
 
 def load_results(build_dir):
@@ -85,12 +86,13 @@ def main(argv):
     total = sum(r["score"] for r in results), sum(r["max_score"] for r in results)
     print(f"Total: {total[0]:g} / {total[1]:g} points")
     for lab in results:
-        for test in lab["tests"]:
-            if test["status"] == "failed":
-                first_line = telling_line(test["message"])
-                print(f"  FAILED {lab['lab']} {test['name']}: {first_line[:160]}")
-            elif test["status"] == "skipped" and test["message"]:
-                pass
+        failed = [test for test in lab["tests"] if test["status"] == "failed"]
+        for test in failed[:FAILURES_SHOWN_PER_LAB]:
+            print(f"  FAILED {lab['lab']} {test['name']}: {telling_line(test['message'])[:160]}")
+        if len(failed) > FAILURES_SHOWN_PER_LAB:
+            print(f"  ... and {len(failed) - FAILURES_SHOWN_PER_LAB} more failed tests in "
+                  f"{lab['lab']} (meson test -C {build_dir} --suite {lab['lab'].split('-')[0]} "
+                  f"--print-errorlogs shows them all)")
     skipped = [t for lab in results for t in lab["tests"] if t["status"] == "skipped"]
     if skipped:
         reason = (skipped[0]["message"].strip().splitlines() or [""])[-1]
