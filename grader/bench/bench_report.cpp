@@ -1,0 +1,199 @@
+#include "grader/bench/bench_report.hpp"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <stdexcept>
+
+#include "grader/core/json_writer.hpp"
+
+namespace bench {
+namespace {
+
+bool known(double x) { return x == x; }
+
+std::string number(const char* format, double x) {
+  if (!known(x)) return "-";
+  char text[32];
+  std::snprintf(text, sizeof text, format, x);
+  return text;
+}
+
+// The fastest correct lab kernel (not a yardstick) of a group and distribution whose name
+// contains one of `names` (all when empty); nullptr when there is none.
+const Row* fastest(const std::vector<Row>& rows, const std::string& group, const std::string& dist,
+                   const std::vector<std::string>& names = {}) {
+  const Row* best = nullptr;
+  for (const Row& r : rows) {
+    if (r.group != group || r.distribution != dist || r.is_yardstick || !r.correct) continue;
+    bool named = names.empty();
+    for (const std::string& name : names) named = named || r.kernel.find(name) != std::string::npos;
+    if (named && (best == nullptr || r.time.median < best->time.median)) best = &r;
+  }
+  return best;
+}
+
+std::vector<std::string> distributions_of(const std::vector<Row>& rows, const std::string& group) {
+  std::vector<std::string> out;
+  for (const Row& r : rows) {
+    if (r.group != group) continue;
+    bool seen = false;
+    for (const std::string& d : out) seen = seen || d == r.distribution;
+    if (!seen) out.push_back(r.distribution);
+  }
+  return out;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream file(path);
+  file << text;
+  if (!file) throw std::runtime_error("cannot write " + path);
+}
+
+std::string csv_field(const std::string& text) {
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string Header::text() const {
+  return "GPU: " + gpu + " | driver " + driver + " | CUDA runtime " + runtime + " | " + date +
+         "\nTimes: median of " + std::to_string(runs) +
+         " runs after 3 warm-up runs, L2 flushed before each; spread = (q3 - q1) / median";
+}
+
+std::string table_heading() {
+  char line[256];
+  std::snprintf(line, sizeof line, "%-36s %-16s %10s %7s %8s %7s %7s %8s %7s  %s", "kernel",
+                "distribution", "median ms", "spread", "GB/s", "% read", "% copy", "x base",
+                "x CUB", "launch");
+  return line;
+}
+
+std::string group_heading(const std::string& group) { return "--- " + group + " ---"; }
+
+std::string format_row(const Row& r) {
+  char line[512];
+  if (!r.correct) {
+    std::snprintf(line, sizeof line, "%-36s %-16s %10s  (not timed: result differs from the CPU)  %s",
+                  r.kernel.c_str(), r.distribution.c_str(), "WRONG", r.launch.c_str());
+    return line;
+  }
+  std::snprintf(line, sizeof line, "%-36s %-16s %10.4f %6.1f%% %8.0f %7s %7s %8s %7s  %s",
+                r.kernel.c_str(), r.distribution.c_str(), r.time.median,
+                100 * r.time.relative_spread(), r.gbps(), number("%.1f", r.read_percent).c_str(),
+                number("%.1f", r.copy_percent).c_str(), number("%.2f", r.vs_baseline).c_str(),
+                number("%.2f", r.vs_cub).c_str(), r.launch.c_str());
+  return line;
+}
+
+std::string format_table(const Header& header, const std::vector<Row>& rows,
+                         const std::vector<Target>& targets) {
+  std::string out = header.text() + "\n" + table_heading() + "\n";
+  std::string group;
+  for (const Row& r : rows) {
+    if (r.group != group) out += group_heading(group = r.group) + "\n";
+    out += format_row(r) + "\n";
+  }
+  return out + "\n" + format_targets(targets);
+}
+
+std::vector<Target> evaluate_targets(const std::vector<Row>& rows) {
+  std::vector<Target> targets;
+  auto add = [&](const std::string& name, const Row* row, double goal,
+                 const std::function<double(const Row&)>& measure) {
+    targets.push_back({name, row ? row->kernel : "(no correct row)", goal,
+                       row ? measure(*row) : kNotRelevant});
+  };
+  const std::string h1024 = "1024-bin histogram";
+  for (const std::string& d : distributions_of(rows, h1024)) {
+    const Row* best = fastest(rows, h1024, d);
+    add(h1024 + ", fastest solution: % of read bandwidth (" + d + ")", best, 90,
+        [](const Row& r) { return r.read_percent; });
+    add(h1024 + ", fastest solution: x faster than CUB (" + d + ")", best, 8,
+        [](const Row& r) { return r.vs_cub; });
+    const Row* inverse = fastest(rows, h1024, d, {"lab04 v1 inverse"});
+    const Row* banks4 = fastest(rows, h1024, d, {"lab04 v4 banks4"});
+    targets.push_back({"lab04 banks4: x faster than inverse (" + d + ")", "lab04 v4 banks4", 3,
+                       inverse && banks4 ? inverse->time.median / banks4->time.median : kNotRelevant});
+  }
+  const std::string h4096 = "4096-bin histogram";
+  for (const std::string& d : distributions_of(rows, h4096)) {
+    add(h4096 + " + saturation: % of read bandwidth (" + d + ")",
+        fastest(rows, h4096, d, {"saturate"}), 80, [](const Row& r) { return r.read_percent; });
+  }
+  const std::string bytes = "256-bin byte histogram";
+  for (const std::string& d : distributions_of(rows, bytes)) {
+    add(bytes + ", fastest solution: % of read bandwidth (" + d + ")", fastest(rows, bytes, d), 85,
+        [](const Row& r) { return r.read_percent; });
+  }
+  const std::string scan = "scan (int32)";
+  for (const std::string& d : distributions_of(rows, scan)) {
+    add("whole-array scan, fastest solution: % of CUB's throughput",
+        fastest(rows, scan, d, {"v5 multi-block", "v6 single pass"}), 90,
+        [](const Row& r) { return 100 * r.vs_cub; });
+  }
+  return targets;
+}
+
+std::string format_targets(const std::vector<Target>& targets) {
+  std::string out = "Targets (ratios from this run):\n";
+  for (const Target& t : targets) {
+    char line[512];
+    std::snprintf(line, sizeof line, "  %-6s %-72s %8s (goal %g; %s)\n", t.met() ? "MET" : "MISSED",
+                  t.name.c_str(), number("%.2f", t.measured).c_str(), t.goal, t.kernel.c_str());
+    out += line;
+  }
+  return out;
+}
+
+void write_files(const std::string& dir, const Header& header, const std::vector<Row>& rows,
+                 const std::vector<Target>& targets, const std::string& table) {
+  std::filesystem::create_directories(dir);
+  write_text(dir + "/benchmark.txt", table);
+
+  grader::JsonWriter json;
+  json.begin_object().key("machine").begin_object()
+      .key("gpu").value(header.gpu).key("driver").value(header.driver)
+      .key("cuda_runtime").value(header.runtime).key("date").value(header.date)
+      .key("timed_runs").value(header.runs).end_object();
+  json.key("rows").begin_array();
+  for (const Row& r : rows) {
+    json.begin_object().key("group").value(r.group).key("kernel").value(r.kernel)
+        .key("launch").value(r.launch).key("distribution").value(r.distribution)
+        .key("result").value(r.correct ? "correct" : "WRONG").key("yardstick").value(r.is_yardstick)
+        .key("median_ms").value(r.correct ? r.time.median : kNotRelevant)
+        .key("min_ms").value(r.correct ? r.time.min : kNotRelevant)
+        .key("max_ms").value(r.correct ? r.time.max : kNotRelevant)
+        .key("spread_percent").value(r.correct ? 100 * r.time.relative_spread() : kNotRelevant)
+        .key("gbps").value(r.correct ? r.gbps() : kNotRelevant)
+        .key("read_percent").value(r.read_percent).key("copy_percent").value(r.copy_percent)
+        .key("speedup_vs_baseline").value(r.vs_baseline).key("speedup_vs_cub").value(r.vs_cub)
+        .end_object();
+  }
+  json.end_array().key("targets").begin_array();
+  for (const Target& t : targets) {
+    json.begin_object().key("target").value(t.name).key("kernel").value(t.kernel)
+        .key("goal").value(t.goal).key("measured").value(t.measured).key("met").value(t.met())
+        .end_object();
+  }
+  json.end_array().end_object();
+  write_text(dir + "/benchmark.json", json.text() + "\n");
+
+  std::string csv = "group,kernel,launch,distribution,result,median_ms,spread_percent,gbps,"
+                    "read_percent,copy_percent,speedup_vs_baseline,speedup_vs_cub,yardstick\n";
+  for (const Row& r : rows) {
+    auto f = [&](double x) { return r.correct ? number("%.6g", x) : std::string("-"); };
+    csv += csv_field(r.group) + "," + csv_field(r.kernel) + "," + csv_field(r.launch) + "," +
+           csv_field(r.distribution) + "," + (r.correct ? "correct" : "WRONG") + "," +
+           f(r.time.median) + "," + f(100 * r.time.relative_spread()) + "," + f(r.gbps()) + "," +
+           f(r.read_percent) + "," + f(r.copy_percent) + "," + f(r.vs_baseline) + "," +
+           f(r.vs_cub) + "," + (r.is_yardstick ? "yes" : "no") + "\n";
+  }
+  write_text(dir + "/benchmark.csv", csv);
+}
+
+}  // namespace bench
