@@ -9,6 +9,7 @@
 #include "grader/core/compare.hpp"
 #include "grader/core/cpu_reference.hpp"
 #include "grader/core/device.cuh"
+#include "grader/core/sweep_main.cuh"
 #include "grader/core/device_buffer.cuh"
 #include "grader/core/run_options.hpp"
 #include "grader/core/samples_file.hpp"
@@ -46,18 +47,7 @@ std::vector<Row> shapes(int n, int sm_count) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    grader::parse_run_options(argc, argv);
-    if (grader::kCpuBackend) {
-      std::fprintf(stderr, "The sweep measures time, and timing needs a GPU: the CPU backend checks "
-                           "correctness only.\n");
-      return 2;
-    }
-    const grader::DeviceStatus& device = grader::device_status();
-    if (!device.available) {
-      std::fprintf(stderr, "error: %s\n", device.reason.c_str());
-      return 2;
-    }
+  return grader::run_sweep(argc, argv, [&](const grader::DeviceStatus& device) {
     const std::vector<int>& samples = grader::standard_samples(lab01::kNumBins);
     const int n = static_cast<int>(samples.size());
     const std::vector<int> expected = grader::cpu_histogram(samples, lab01::kNumBins);
@@ -83,9 +73,5 @@ int main(int argc, char** argv) {
                   row.block, row.slice, row.grid * row.block * row.slice, time.median,
                   n * 4.0 / (time.median * 1e6), comparison.matches() ? "correct" : "WRONG");
     }
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "error: %s\n", error.what());
-    return 1;
-  }
-  return 0;
+  });
 }

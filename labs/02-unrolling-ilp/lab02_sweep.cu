@@ -7,6 +7,7 @@
 #include "grader/core/compare.hpp"
 #include "grader/core/cpu_reference.hpp"
 #include "grader/core/device.cuh"
+#include "grader/core/sweep_main.cuh"
 #include "grader/core/device_buffer.cuh"
 #include "grader/core/run_options.hpp"
 #include "grader/core/standard_data.hpp"
@@ -28,18 +29,7 @@ constexpr Version kVersions[] = {{"v1 slices", lab02::histogram_v1_slices},
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    grader::parse_run_options(argc, argv);
-    if (grader::kCpuBackend) {
-      std::fprintf(stderr, "The sweep measures time, and timing needs a GPU: the CPU backend checks "
-                           "correctness only.\n");
-      return 2;
-    }
-    const grader::DeviceStatus& device = grader::device_status();
-    if (!device.available) {
-      std::fprintf(stderr, "error: %s\n", device.reason.c_str());
-      return 2;
-    }
+  return grader::run_sweep(argc, argv, [&](const grader::DeviceStatus& device) {
     const std::vector<int>& samples = grader::standard_samples(lab02::kNumBins);
     const int n = static_cast<int>(samples.size());
     const std::vector<int> expected = grader::cpu_histogram(samples, lab02::kNumBins);
@@ -70,9 +60,5 @@ int main(int argc, char** argv) {
                     baseline.time_ms.median / time.median, comparison.matches() ? "correct" : "WRONG");
       }
     }
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "error: %s\n", error.what());
-    return 1;
-  }
-  return 0;
+  });
 }

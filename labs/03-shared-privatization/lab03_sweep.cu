@@ -12,6 +12,7 @@
 #include "grader/core/cpu_histograms.hpp"
 #include "grader/core/cpu_reference.hpp"
 #include "grader/core/device.cuh"
+#include "grader/core/sweep_main.cuh"
 #include "grader/core/device_buffer.cuh"
 #include "grader/core/run_options.hpp"
 #include "grader/core/sample_inputs.hpp"
@@ -130,18 +131,7 @@ void sweep_wide(bool all_equal, int sm_count) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    grader::parse_run_options(argc, argv);
-    if (grader::kCpuBackend) {
-      std::fprintf(stderr, "The sweep measures time, and timing needs a GPU: the CPU backend checks "
-                           "correctness only.\n");
-      return 2;
-    }
-    const grader::DeviceStatus& device = grader::device_status();
-    if (!device.available) {
-      std::fprintf(stderr, "error: %s\n", device.reason.c_str());
-      return 2;
-    }
+  return grader::run_sweep(argc, argv, [&](const grader::DeviceStatus& device) {
     const int sm_count = device.properties.multiProcessorCount;
     std::printf("Lab 03 sweep on %s; inputs of 128 MiB; times are medians of 10 runs, L2 flushed\n",
                 device.description.c_str());
@@ -152,9 +142,5 @@ int main(int argc, char** argv) {
       sweep_wide(all_equal, sm_count);
       sweep_bytes_and_letters(all_equal, sm_count);
     }
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "error: %s\n", error.what());
-    return 1;
-  }
-  return 0;
+  });
 }

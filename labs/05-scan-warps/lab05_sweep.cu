@@ -9,6 +9,7 @@
 
 #include "grader/core/compare.hpp"
 #include "grader/core/device.cuh"
+#include "grader/core/sweep_main.cuh"
 #include "grader/core/device_buffer.cuh"
 #include "grader/core/run_options.hpp"
 #include "grader/core/scan_reference.hpp"
@@ -50,18 +51,7 @@ std::vector<Row> rows() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    grader::parse_run_options(argc, argv);
-    if (grader::kCpuBackend) {
-      std::fprintf(stderr, "The sweep measures time, and timing needs a GPU: the CPU backend checks "
-                           "correctness only.\n");
-      return 2;
-    }
-    const grader::DeviceStatus& device = grader::device_status();
-    if (!device.available) {
-      std::fprintf(stderr, "error: %s\n", device.reason.c_str());
-      return 2;
-    }
+  return grader::run_sweep(argc, argv, [&](const grader::DeviceStatus& device) {
     const std::vector<int> values = grader::uniform_values(kElements, -1000, 1000, 5);
     const int n = static_cast<int>(kElements);
     grader::DeviceBuffer<int> d_in(values), d_out(kElements);
@@ -101,9 +91,5 @@ int main(int argc, char** argv) {
       m.time_ms = grader::time_gpu_ms(run);
       line(row.version.c_str(), row.shape, m, correct ? "correct" : "WRONG");
     }
-  } catch (const std::exception& error) {
-    std::fprintf(stderr, "error: %s\n", error.what());
-    return 1;
-  }
-  return 0;
+  });
 }
