@@ -20,13 +20,13 @@ constexpr int kRemapMaxBlocks = 4096;
 // ---- stage 1: histogram -------------------------------------------------------------------------
 // Each block counts into its own 256 bins in shared memory, where atomics are cheap, and adds them
 // to the global bins once at the end: 256 global atomics per block instead of one per pixel.
-// Pixels are read four at a time (one 32-bit word), the last n % 4 by the first threads.
+// Pixels are read sixteen at a time (one uint4) or four (one uchar4); the rest one at a time.
 __global__ void histogram_kernel(const std::uint8_t* d_pixels, int n, unsigned* d_bins) {
   // TODO(Q2.1): lab 03's privatized histogram for 256 levels: zero __shared__ unsigned
   // s_bins[kGrayLevels] (the block may have fewer than 256 threads), barrier; a grid-stride loop
-  // over the pixels, read four at a time as uchar4 (d_pixels is 4-byte aligned), each counted with
-  // atomicAdd on s_bins; the last n % 4 pixels by the first threads of the grid; barrier; add each
-  // non-zero private bin to d_bins (about 20 lines).
+  // over the pixels, read four at a time as uchar4 or, faster, sixteen as uint4 (d_pixels is 16-byte
+  // aligned), each counted with atomicAdd on s_bins; the last n % 4 (or n % 16) pixels by the first
+  // threads of the grid; barrier; add each non-zero private bin to d_bins (about 20 lines).
 }
 
 // ---- stage 2: CDF -------------------------------------------------------------------------------
