@@ -1,7 +1,7 @@
 // The correctness check for histograms of any sample and bin type (bytes into unsigned bins,
 // unsigned values into 4096 bins, ...) and for kernels that update bins in place (saturation):
 // guarded, poisoned device buffers, the launch checked, the output compared exactly with the
-// expected bins the test computed on the CPU. histogram_check.cuh is its int-only sibling.
+// expected bins the test computed on the CPU. histogram_check.cuh adds the int-only shorthand.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -12,9 +12,13 @@
 #include "grader/core/compare.hpp"
 #include "grader/core/cuda_check.cuh"
 #include "grader/core/device_buffer.cuh"
-#include "grader/core/histogram_check.cuh"
 
 namespace grader {
+
+struct KernelRun {
+  std::string kernel;  // "histogram_v1_slices"
+  std::string launch;  // "256 threads/block, 7 samples/thread"
+};
 
 // Runs `launch(d_samples, n, d_bins)` on `samples` and bins full of poison, then compares the bins
 // with `expected`. `what` describes the input, e.g. "4099 random bytes".

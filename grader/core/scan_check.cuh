@@ -10,7 +10,7 @@
 #include "grader/core/compare.hpp"
 #include "grader/core/cuda_check.cuh"
 #include "grader/core/device_buffer.cuh"
-#include "grader/core/histogram_check.cuh"  // KernelRun
+#include "grader/core/bins_check.cuh"  // KernelRun
 #include "grader/core/scan_reference.hpp"
 
 namespace grader {
