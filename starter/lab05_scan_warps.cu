@@ -7,7 +7,8 @@
 //   v3 scan_v3_blelloch_padded  v2 with a padded shared array, so strided accesses hit distinct banks
 //   v4 scan_v4_warp_shuffle     registers instead of shared memory: warp scans with __shfl_up_sync
 //   v5 scan_v5_multi_block      whole array: reduce the tiles, scan their totals, scan the tiles again
-//   v6 scan_v6_single_pass      whole array in one pass: each tile looks back at its predecessors
+//   v6 scan_v6_single_pass      whole array in one pass: each tile looks back at its predecessors;
+//                               tiles staged through shared memory, one block scan per tile
 #include "lab05_scan_warps.cuh"
 
 namespace lab05 {
@@ -210,18 +211,78 @@ __global__ void scan_tiles_kernel(const int* d_in, int n, int* d_out, const int*
 // and including the tile), value in the low half.
 [[maybe_unused]] constexpr unsigned long long kAggregate = 1ull << 32;
 [[maybe_unused]] constexpr unsigned long long kPrefix = 2ull << 32;
-constexpr int kSinglePassThreads = 256;
+constexpr int kSinglePassThreads = 512;
+
+// v6 stages its tile through shared memory, so that each thread owns kItemsPerThread *consecutive*
+// elements (one serial scan and one block scan per tile, where scan_items does kVectors block
+// scans) while global loads and stores stay load_items' coalesced ones. Row r of the staging area
+// holds thread r's elements, then one int4 of padding: rows 80 bytes apart keep the 16-byte
+// accesses of a quarter warp in different banks.
+constexpr int kStagedRowVectors = kVectors + 1;
+[[maybe_unused]] constexpr int kStagedVectors = kSinglePassThreads * kStagedRowVectors;  // 40 KiB
+
+// Where int4 number `vector` of a tile (load_items' numbering) is staged.
+__host__ __device__ constexpr int staged_slot(int vector) {
+  return (vector / kVectors) * kStagedRowVectors + vector % kVectors;
+}
+
+// A whole tile needs no bounds checks: its vectors go straight between global and shared memory,
+// which also keeps the kernel at 32 registers (4 blocks of 512 threads per SM) where going through
+// load_items and store_items took 55 and halved the blocks per SM.
+[[maybe_unused]] __device__ Items load_consecutive(const int* d_in, long long tile_start, int n, int4* s_stage) {
+  if (tile_start + tile_elements(blockDim.x) <= n) {
+    const int4* d_tile = reinterpret_cast<const int4*>(d_in + tile_start);
+#pragma unroll
+    for (int k = 0; k < kVectors; ++k) {
+      const int vector = k * blockDim.x + threadIdx.x;
+      s_stage[staged_slot(vector)] = d_tile[vector];
+    }
+  } else {
+    const Items striped = load_items(d_in, tile_start, n);
+#pragma unroll
+    for (int k = 0; k < kVectors; ++k) s_stage[staged_slot(k * blockDim.x + threadIdx.x)] = striped.v[k];
+  }
+  __syncthreads();
+  Items mine;
+#pragma unroll
+  for (int k = 0; k < kVectors; ++k) mine.v[k] = s_stage[threadIdx.x * kStagedRowVectors + k];
+  return mine;
+}
+
+[[maybe_unused]] __device__ void store_consecutive(int* d_out, long long tile_start, int n, const Items& mine,
+                                                   int4* s_stage) {
+  __syncthreads();  // every thread has read its row of the load before any row is overwritten
+#pragma unroll
+  for (int k = 0; k < kVectors; ++k) s_stage[threadIdx.x * kStagedRowVectors + k] = mine.v[k];
+  __syncthreads();
+  if (tile_start + tile_elements(blockDim.x) <= n) {
+    int4* d_tile = reinterpret_cast<int4*>(d_out + tile_start);
+#pragma unroll
+    for (int k = 0; k < kVectors; ++k) {
+      const int vector = k * blockDim.x + threadIdx.x;
+      d_tile[vector] = s_stage[staged_slot(vector)];
+    }
+  } else {
+    Items striped;
+#pragma unroll
+    for (int k = 0; k < kVectors; ++k) striped.v[k] = s_stage[staged_slot(k * blockDim.x + threadIdx.x)];
+    store_items(d_out, tile_start, n, striped);
+  }
+}
 
 [[maybe_unused]] __device__ void publish(unsigned long long* d_states, long long tile, unsigned long long flag, int value) {
   *reinterpret_cast<volatile unsigned long long*>(d_states + tile) = flag | static_cast<unsigned>(value);
 }
 
-// TODO(Q5.4, stretch): the single-pass kernel. Take a tile number from d_next_tile with atomicAdd
-// (tiles are then numbered in the order blocks start, so a tile only ever waits for tiles that are
-// already running); load and scan the tile from 0 (scan_items); publish its total (kAggregate; tile
-// 0 publishes kPrefix at once); let warp 0 look back over the states of the tiles before it,
-// reading them through a volatile pointer, summing totals until a kPrefix; publish your own
-// kPrefix; add the prefix to every item and store (about 50 lines).
+// TODO(Q5.4, stretch): the single-pass kernel, launched with kSinglePassThreads threads. Take a
+// tile number from d_next_tile with atomicAdd (tiles are then numbered in the order blocks start,
+// so a tile only ever waits for tiles that are already running); load the tile with
+// load_consecutive (it needs a __shared__ int4 s_stage[kStagedVectors]), scan your 16 elements in
+// the thread and the threads' totals with block_inclusive_scan; publish the tile's total
+// (kAggregate; tile 0 publishes kPrefix at once); let warp 0 look back over the states of the
+// tiles before it, reading them through a volatile pointer, summing totals until a kPrefix;
+// publish your own kPrefix; add the prefix and the threads before you to every element and
+// store_consecutive (about 55 lines).
 __global__ void single_pass_kernel(const int* d_in, int n, int* d_out, unsigned long long* d_states,
                                    unsigned* d_next_tile) {
   (void)d_in, (void)n, (void)d_out, (void)d_states, (void)d_next_tile;

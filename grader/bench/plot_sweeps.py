@@ -144,11 +144,13 @@ def plot_lab03(plt, text, title):
     left.set(xlabel="blocks per SM", ylabel="GB/s", title="v2 shared grid-stride, 1024 bins")
     left.legend(fontsize=6)
     for name in ("v3 bytes", "v4 wide (4096 bins)", "v5 letters"):
-        for data in sorted({r["data"] for r in rows if r["kernel"] == name}):
+        shapes = sorted({(r["data"], r["threads"]) for r in rows if r["kernel"] == name and r["blocks"]})
+        several_sizes = len({threads for _, threads in shapes}) > 1
+        for data, threads in shapes:
             pts = sorted((r["blocks"] / sms, r["gbps"]) for r in rows
-                         if r["kernel"] == name and r["data"] == data and r["blocks"])
-            if pts:
-                right.plot(*zip(*pts), marker="o", linestyle=styles.get(data, "-"), label=f"{name}, {data}")
+                         if r["kernel"] == name and r["data"] == data and r["threads"] == threads)
+            label = f"{name}, {data}" + (f", {threads} threads" if several_sizes else "")
+            right.plot(*zip(*pts), marker="o", linestyle=styles.get(data, "-"), label=label)
     blocks_per_sm_axis(right, [r["blocks"] / sms for r in rows
                                if r["blocks"] and not r["kernel"].startswith("v2")] or [1])
     right.set(xlabel="blocks per SM", ylabel="GB/s", title="bytes, 4096 bins, letters")

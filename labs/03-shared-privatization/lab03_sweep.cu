@@ -112,15 +112,18 @@ void sweep_wide(bool all_equal, int sm_count) {
   const double baseline_ms = grader::measure_baseline_histogram(
       reinterpret_cast<const int*>(d_values.data()), n, lab03::kWideBins).time_ms.median;
   std::printf("%-34s %-26s %-11s %9.4f\n", "grader: baseline, 4096 bins", "", data.c_str(), baseline_ms);
-  for (int per_sm : {2, 4, 8}) {
-    const lab03::GridStrideLaunch launch{per_sm * sm_count, 256};
-    row("v4 wide (4096 bins)", lab03::describe(launch), data, 4.0 * n,
-        grader::cpu_value_histogram(values, lab03::kWideBins), d_bins,
-        [&] { lab03::histogram_v4_wide(d_values.data(), n, d_bins.data(), launch); }, baseline_ms);
+  for (int threads : {256, 1024}) {
+    for (int per_sm : {1, 2, 4, 8}) {
+      if (per_sm * threads > 2048 || per_sm * threads < 512) continue;
+      const lab03::GridStrideLaunch launch{per_sm * sm_count, threads};
+      row("v4 wide (4096 bins)", lab03::describe(launch), data, 4.0 * n,
+          grader::cpu_value_histogram(values, lab03::kWideBins), d_bins,
+          [&] { lab03::histogram_v4_wide(d_values.data(), n, d_bins.data(), launch); }, baseline_ms);
+    }
   }
   const std::vector<unsigned int> capped =
       grader::cpu_saturate(grader::cpu_value_histogram(values, lab03::kWideBins), 127);
-  const lab03::GridStrideLaunch launch{4 * sm_count, 256};
+  const lab03::GridStrideLaunch launch = lab03::fastest_grid_stride_launch(sm_count);
   row("v4 wide, then saturate_v4 cap 127", lab03::describe(launch), data, 4.0 * n, capped, d_bins,
       [&] {
         lab03::histogram_v4_wide(d_values.data(), n, d_bins.data(), launch);

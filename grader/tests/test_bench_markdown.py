@@ -1,0 +1,63 @@
+"""Tests for grader/bench/bench_markdown.py. Run: python3 grader/tests/test_bench_markdown.py"""
+import json
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "bench_markdown.py"
+sys.path.insert(0, str(SCRIPT.parent))
+import bench_markdown as bm  # noqa: E402
+
+
+def row(group, kernel, distribution, ms, **ratios):
+    base = {"group": group, "kernel": kernel, "launch": "", "distribution": distribution,
+            "result": "correct", "median_ms": ms, "spread_percent": 1.0, "gbps": 100.0,
+            "read_percent": None, "copy_percent": None, "speedup_vs_baseline": None,
+            "speedup_vs_cub": None}
+    base.update(ratios)
+    return base
+
+
+REPORT = {
+    "machine": {"gpu": "Test GPU (sm_90, 1 SMs)", "driver": "1.0", "cuda_runtime": "13.0",
+                "date": "2026-01-01 00:00 UTC", "timed_runs": 20},
+    "rows": [
+        row("1024-bin histogram", "read", "uniform", 0.04, read_percent=100.0),
+        row("1024-bin histogram", "read", "all equal", 0.05, read_percent=100.0),
+        row("1024-bin histogram", "v2", "uniform", 0.05, read_percent=80.0, speedup_vs_baseline=60.0,
+            speedup_vs_cub=9.5),
+        dict(row("1024-bin histogram", "v3", "all equal", 0.05), result="wrong"),
+        row("scan (int32)", "v6", "uniform", 0.1, copy_percent=67.0, speedup_vs_cub=0.93),
+    ],
+}
+
+
+class BenchMarkdownTest(unittest.TestCase):
+    def test_one_column_per_distribution_and_the_ratios_that_apply(self):
+        text = bm.render(REPORT)
+        self.assertIn("| kernel | uniform | all equal |", text)
+        self.assertIn("| v2 | 0.0500 ms (80.0 % read, 60.0× base, 9.50× CUB) |  |", text)
+        self.assertIn("Test GPU (sm_90, 1 SMs), driver 1.0, CUDA runtime 13.0, 2026-01-01 00:00 UTC", text)
+
+    def test_a_wrong_result_is_shown_not_timed(self):
+        self.assertIn("| v3 |  | WRONG |", bm.render(REPORT))
+
+    def test_the_scan_keeps_the_benchmark_columns(self):
+        self.assertIn("| v6 |  | 0.1000 | 1.0 % | 100 | 67.0 | 0.93 |", bm.render(REPORT))
+
+    def test_a_file_that_is_not_a_report_gets_a_clear_error(self):
+        with tempfile.TemporaryDirectory() as folder:
+            bad = Path(folder) / "benchmark.json"
+            bad.write_text(json.dumps({"rows": []}))
+            result = subprocess.run([sys.executable, str(SCRIPT), str(bad)], capture_output=True, text=True)
+            self.assertNotEqual(result.returncode, 0)
+            self.assertIn("not a benchmark report", result.stderr)
+            missing = subprocess.run([sys.executable, str(SCRIPT), str(Path(folder) / "none.json")],
+                                     capture_output=True, text=True)
+            self.assertIn("not found", missing.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

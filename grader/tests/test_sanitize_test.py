@@ -1,0 +1,55 @@
+"""Tests for grader/tools/sanitize_test.py. Run: python3 grader/tests/test_sanitize_test.py"""
+import os
+import stat
+import subprocess
+import sys
+import tempfile
+import unittest
+from pathlib import Path
+
+WRAPPER = Path(__file__).resolve().parent.parent / "tools" / "sanitize_test.py"
+
+
+def run(*args):
+    return subprocess.run([sys.executable, str(WRAPPER), *args], capture_output=True, text=True)
+
+
+class SanitizeTest(unittest.TestCase):
+    def setUp(self):
+        self.folder = tempfile.TemporaryDirectory()
+        # A stand-in sanitizer that prints what it was asked to run, then exits 66 (an error found).
+        self.fake = Path(self.folder.name) / "compute-sanitizer"
+        self.fake.write_text("#!/bin/sh\necho sanitizer: \"$@\"\nexit 66\n")
+        self.fake.chmod(self.fake.stat().st_mode | stat.S_IEXEC)
+
+    def tearDown(self):
+        self.folder.cleanup()
+
+    def test_wraps_a_compiled_test_program(self):
+        result = run(str(self.fake), "racecheck", "--", "/bin/true", "--gtest_filter=X")
+        self.assertEqual(result.returncode, 66)
+        self.assertIn("sanitizer: --tool racecheck --error-exitcode 66 --print-limit 20 /bin/true "
+                      "--gtest_filter=X", result.stdout)
+
+    def test_runs_python_tests_without_the_sanitizer(self):
+        result = run(str(self.fake), "memcheck", "--", sys.executable, "-c", "print('plain run')")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.strip(), "plain run")
+
+    def test_keeps_a_python_tests_exit_status(self):
+        result = run(str(self.fake), "memcheck", "--", sys.executable, "-c", "raise SystemExit(3)")
+        self.assertEqual(result.returncode, 3)
+
+    def test_skips_with_the_reason_without_a_sanitizer(self):
+        result = run("", "memcheck", "--", "/bin/true")
+        self.assertEqual(result.returncode, 77)
+        self.assertIn("compute-sanitizer was not found", result.stderr)
+
+    def test_refuses_a_command_line_without_its_separator(self):
+        result = run(str(self.fake), "memcheck", "/bin/true")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("usage", result.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""The wrapper of the sanitizer test setups (`meson test --setup memcheck|racecheck|synccheck|initcheck`).
+
+    sanitize_test.py SANITIZER_OR_EMPTY TOOL -- TEST_COMMAND...
+
+A compiled test program runs under `compute-sanitizer --tool TOOL`. A Python test (the technique
+checks read compiled code, the data and image helpers run no kernel) runs as it is: there is nothing
+on the GPU for the sanitizer to watch, and compute-sanitizer cannot run an interpreter's tools.
+Where compute-sanitizer was not found at configure time (or on the CPU backend), every test is
+reported as skipped, with the reason.
+"""
+import os
+import re
+import sys
+
+SKIP = 77
+
+
+def main(argv):
+    if len(argv) < 4 or "--" not in argv:
+        print("usage: sanitize_test.py SANITIZER_OR_EMPTY TOOL -- TEST_COMMAND...", file=sys.stderr)
+        return 2
+    sanitizer, tool = argv[1], argv[2]
+    command = argv[argv.index("--") + 1:]
+    if not command:
+        print("sanitize_test.py: no test command after --", file=sys.stderr)
+        return 2
+    if not sanitizer:
+        print("compute-sanitizer was not found at configure time, so this setup cannot run.\n"
+              "It ships with the CUDA toolkit (cuda/bin or cuda/compute-sanitizer); put it on PATH and run\n"
+              "`meson setup --reconfigure BUILD_DIR`. The CPU backend has no sanitizer setups.", file=sys.stderr)
+        return SKIP
+    program = os.path.basename(command[0])
+    if re.fullmatch(r"python[\d.]*(\.exe)?", program) or program.endswith(".py"):
+        os.execvp(command[0], command)
+    wrapped = [sanitizer, "--tool", tool, "--error-exitcode", "66", "--print-limit", "20"] + command
+    os.execv(sanitizer, wrapped)
+    return 1  # not reached
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
