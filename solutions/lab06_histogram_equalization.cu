@@ -21,7 +21,7 @@ constexpr int kRemapMaxBlocks = 4096;
 // bins, one per lane, interleaved so that lane l's copy of level v is s_bins[v * 32 + l], always in
 // bank l. The lanes of a warp then never meet in a bank, whatever the pixels; with a single copy,
 // 32 random levels fall on about 3.5 lanes per bank at worst, and every shared atomic waits for that
-// (H200, 2^27 random bytes: 65 % of the read bandwidth with one copy, 91 % with 32).
+// (H200 benchmark, 2^27 random bytes: 65 % of the read bandwidth with one copy, 89 % with 32).
 // Pixels are read sixteen at a time (one 16-byte uint4), two uint4 per trip, both loaded before
 // the first atomic; the last n % 16 pixels, or all of them if d_pixels is not 16-byte aligned,
 // one at a time.
