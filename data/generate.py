@@ -39,8 +39,9 @@ examples:
 
 
 def parse_arguments(argv=None):
+    # @FILE reads options from FILE, one a line: a hidden seed stays off the process list.
     parser = argparse.ArgumentParser(
-        description=__doc__, epilog=EXAMPLES,
+        description=__doc__, epilog=EXAMPLES, fromfile_prefix_chars="@",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument(
         "--count", type=fmt.non_negative_option, default=fmt.DEFAULT_COUNT,

@@ -40,8 +40,9 @@ def tools_present():
     return bool(shutil.which("meson") and shutil.which("ninja"))
 
 
-def ensure_tools():
-    """Re-run this script inside .venv when meson, ninja or numpy are missing."""
+def ensure_tools(script=None):
+    """Re-run `script` (this one by default; grade_submissions.py too) inside .venv when meson,
+    ninja or numpy are missing."""
     if tools_present():
         return
     venv_python = os.path.join(VENV, "bin", "python3")
@@ -54,7 +55,7 @@ def ensure_tools():
     if done.returncode != 0:
         fail("pip could not install requirements.txt; install meson, ninja and numpy yourself")
     env = dict(os.environ, PATH=os.path.join(VENV, "bin") + os.pathsep + os.environ.get("PATH", ""))
-    os.execve(venv_python, [venv_python, os.path.abspath(__file__)] + sys.argv[1:], env)
+    os.execve(venv_python, [venv_python, os.path.abspath(script or __file__)] + sys.argv[1:], env)
 
 
 def run(command, **kwargs):

@@ -14,6 +14,9 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from batch.cli import main  # noqa: E402
+from grade import ensure_tools  # noqa: E402  (meson, ninja, numpy: into .venv when missing)
 
 if __name__ == "__main__":
+    if sys.argv[1:2] != ["merge"]:
+        ensure_tools(os.path.abspath(__file__))
     sys.exit(main())

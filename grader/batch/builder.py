@@ -6,6 +6,11 @@ outputs of every target that compiles a lab file (objects, generated sources, pr
 deleted before the build, so they are always compiled from this student's files. The build
 options are fixed here (backend, architectures, labs, no self-tests); the instructor's own build
 directories are never used.
+
+The pristine project is configured and built outside the sandbox (it holds no student code); every
+compile of a submission, and every technique check that compiles it, runs in the sandbox
+(sandbox.py), which sees the project's copy and the slot read-only, the worker's build folder
+writable, and nothing else of the batch: not the report, not other submissions, not the seed.
 """
 import glob
 import json
@@ -16,7 +21,7 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
-from . import integrity
+from . import integrity, sandbox as sandboxing
 from .project import interface_headers
 
 BUILD_TIMEOUT_S = 600
@@ -36,10 +41,22 @@ class LabBuild:
     symbols_checked: bool = False
 
 
-def run_quiet(command, timeout, cwd=None):
+def run_quiet(command, timeout, cwd=None, env=None):
     done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, errors="replace",
-                          timeout=timeout)
+                          timeout=timeout, env=env, stdin=subprocess.DEVNULL)
     return done.returncode, ANSI.sub("", done.stdout + done.stderr)
+
+
+def clean_environment(extra=None):
+    """What a sandboxed compile or check is given: the tools' search paths, nothing else of the
+    grader's environment (which may hold an instructor's variables)."""
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": "/tmp", "TMPDIR": "/tmp",
+           "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+    for name in ("LD_LIBRARY_PATH", "CUDA_PATH", "CUDA_HOME"):
+        if os.environ.get(name):
+            env[name] = os.environ[name]
+    env.update(extra or {})
+    return env
 
 
 def clean_compiler_output(text, slot):
@@ -59,7 +76,7 @@ def clean_compiler_output(text, slot):
 
 
 class Worker:
-    def __init__(self, index, work_dir, snapshot, options, labs, log):
+    def __init__(self, index, work_dir, snapshot, options, labs, log, sandbox=None):
         self.index = index
         self.slot = os.path.join(work_dir, "slots", str(index))
         self.build_dir = os.path.join(work_dir, "builds", str(index))
@@ -72,6 +89,8 @@ class Worker:
         self.checks = {}                # lab name -> [meson test dicts of its other grade tests]
         self.scanner = ""
         self.data_file = ""
+        self.sandbox = sandbox          # None only with --unsafe-no-sandbox
+        self.run_inputs = []            # generated files the lab programs read (e.g. lab 06's image)
 
     # ---- set-up ---------------------------------------------------------------------------------
     def fill_slot(self, files):
@@ -85,8 +104,11 @@ class Worker:
             if data is None:
                 with open(os.path.join(self.snapshot, "starter", lab.submission_file), "rb") as f:
                     data = f.read()
-            with open(os.path.join(self.slot, lab.submission_file), "wb") as f:
+            path = os.path.join(self.slot, lab.submission_file)
+            with open(path, "wb") as f:
                 f.write(data)
+            os.chmod(path, 0o644)
+        os.chmod(self.slot, 0o755)
 
     def setup(self):
         state_file = os.path.join(self.build_dir, "batch-worker.json")
@@ -115,6 +137,23 @@ class Worker:
         if not ready:
             with open(state_file, "w") as f:
                 json.dump(wanted, f)
+        # Files the pristine build generated for the tests to read at run time (custom targets'
+        # outputs in the labs' build folders; not programs, not objects): bound into each run.
+        self.run_inputs = sorted(
+            path for path in glob.glob(os.path.join(self.build_dir, "labs", "*", "*"))
+            if os.path.isfile(path) and not os.access(path, os.X_OK)
+            and not os.path.dirname(path).endswith(".p")
+            and not path.endswith((".o", ".a", ".d", ".json")))
+        if self.sandbox is not None:
+            sandboxing.give_to(self.build_dir, *self.sandbox.owner())
+
+    def sandboxed(self, command, cwd=None):
+        """`command` as it runs in the compile sandbox (or as it is, with --unsafe-no-sandbox)."""
+        if self.sandbox is None:
+            return command
+        return self.sandbox.command(
+            command, "compile", read_only=[(self.snapshot, self.snapshot), (self.slot, self.slot)],
+            writable=[(self.build_dir, self.build_dir)], chdir=cwd or self.build_dir, gpu=False)
 
     def _introspect(self):
         def introspect(what):
@@ -184,8 +223,9 @@ class Worker:
             self._clean_outputs(lab.name)
             target = self.targets[lab.name]
             try:
-                code, out = run_quiet(["ninja", "-C", self.build_dir, f"-j{self.ninja_jobs}",
-                                       target["ninja"]], timeout)
+                code, out = run_quiet(self.sandboxed(["ninja", "-C", self.build_dir,
+                                                      f"-j{self.ninja_jobs}", target["ninja"]]),
+                                      timeout, env=clean_environment())
             except subprocess.TimeoutExpired:
                 build.status, build.output = "build_timeout", f"the build took over {timeout} s"
                 results[lab.name] = build
@@ -216,12 +256,13 @@ class Worker:
             command = [re.sub(r"^--results=.*", "--results=" + results_path, arg) for arg in test["cmd"]]
             if "--results" in command:
                 command[command.index("--results") + 1] = results_path
-            env = dict(os.environ, **(test.get("env") or {}))
+            env = clean_environment(test.get("env") or {})
+            cwd = test.get("workdir") or self.build_dir
             started = time.monotonic()
             try:
-                done = subprocess.run(command, cwd=test.get("workdir") or self.build_dir, env=env,
+                done = subprocess.run(self.sandboxed(command, cwd), cwd=cwd, env=env,
                                       capture_output=True, text=True, errors="replace",
-                                      timeout=test.get("timeout") or 300)
+                                      stdin=subprocess.DEVNULL, timeout=test.get("timeout") or 300)
                 code, out = done.returncode, done.stdout + done.stderr
             except subprocess.TimeoutExpired:
                 code, out = "timeout", "the check timed out"

@@ -11,7 +11,7 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from . import builder, grading, reports, runner, submissions
+from . import builder, cpus, grading, reports, runner, submissions
 from .project import ROOT
 
 
@@ -21,11 +21,12 @@ def _lab_map(batch):
 
 def make_workers(batch):
     count = max(1, batch.args.jobs)
-    ninja_jobs = max(1, (os.cpu_count() or 2) // count)
+    ninja_jobs = max(1, cpus.available_cpus() // count)
     workers = []
     for index in range(count):
         options = dict(batch.meson_options(), submission=os.path.join(batch.work, "slots", str(index)))
-        worker = builder.Worker(index, batch.work, batch.snapshot, options, batch.labs, batch.log)
+        worker = builder.Worker(index, batch.work, batch.snapshot, options, batch.labs, batch.log,
+                                batch.sandbox)
         worker.ninja_jobs = ninja_jobs
         workers.append(worker)
     started = time.monotonic()
@@ -71,24 +72,31 @@ def compute_reference(batch, worker, gpu):
     try:
         for lab in batch.labs:
             target = worker.targets[lab.name]
-            env = {"PATH": "/usr/bin:/bin"}
-            if gpu is not None:
-                env["CUDA_VISIBLE_DEVICES"] = gpu
-            tests = runner.list_tests([programs[lab.name]], env, folder, 120)
-            run = batch.run_lab(programs[lab.name], folder, lab.name, tests, gpu, target["args"],
-                                target["env"], None)
-            if (batch.user is not None and batch.args.backend == "cuda" and run.outcomes
+            tests = batch.list_lab_tests(programs[lab.name], folder, gpu, target["env"],
+                                         worker.run_inputs)
+            run = batch.run_lab(programs[lab.name], folder, tests, gpu, target["args"],
+                                target["env"], None, worker.run_inputs)
+            if (batch.args.backend == "cuda" and run.outcomes
                     and all(o.status == "skipped" for o in run.outcomes.values())):
-                # The GPU's device files may be closed to the run user: try as ourselves.
-                user, batch.user = batch.user, None
-                retry = batch.run_lab(programs[lab.name], folder, lab.name, tests, gpu,
-                                      target["args"], target["env"], None)
-                if not all(o.status == "skipped" for o in retry.outcomes.values()):
-                    batch.user_note = f"root: the GPU is not usable by {user.name}"
-                    batch.warnings.append(f"student code runs as root: {user.name} cannot use the GPU")
-                    run = retry
-                else:
-                    batch.user = user
+                # Fail closed: never fall back to running student code as a more privileged user.
+                why = next(iter(run.outcomes.values())).message.strip().splitlines()[:2]
+                raise RuntimeError(
+                    f"the reference solution of {lab.name} could not use the GPU as "
+                    f"{batch.user_note}: every test skipped ({' '.join(why)[:300]}). Check that "
+                    "the GPU's device files (/dev/nvidia*) are open to that user (--run-as), or "
+                    "grade with --backend cpu for correctness only")
+            # Hazards the tools report in the reference itself are the tools' (or the test's), not
+            # a student's: those tests are not checked with that tool.
+            exempt = {}
+            passed = [n for n, o in run.outcomes.items() if o.status == "passed"]
+            for tool in batch.sanitizers:
+                hazards = batch.sanitizer_hazards(programs[lab.name], folder, passed, gpu, target,
+                                                  worker.run_inputs, tool)
+                exempt[tool] = sorted(hazards)
+                if hazards:
+                    batch.warnings.append(f"{lab.name}: {tool} reports hazards in the reference "
+                                          f"solution's tests {', '.join(sorted(hazards))[:300]}; "
+                                          "they are not checked with it")
             checks = grading.check_outcomes(builds[lab.name].checks)
             ref_tests = []
             for name in tests:
@@ -98,7 +106,8 @@ def compute_reference(batch, worker, gpu):
             lab_ref = {"lab": lab.name, "source": sources.get(lab.name, "?"), "tests": ref_tests,
                        "checks": [{"name": n, "max_score": c[2], "status": c[0]} for n, c in checks.items()],
                        "findings": builds[lab.name].findings,
-                       "device": (run.hello or {}).get("device", "")}
+                       "device": (run.hello or {}).get("device", ""),
+                       "sanitizer_exempt": exempt}
             record = grading.assemble_lab(lab, builds[lab.name], run, lab_ref, "report")
             lab_ref["score"], lab_ref["max_score"] = record["score"], record["max_score"]
             lab_ref["failing"] = [f"{t['name']}: {grading.first_line(t['message'])}"
@@ -148,14 +157,15 @@ def run_batch(batch, entries):
     batch.log(f"{len(entries)} submission(s): {skipped} already graded (use --force to regrade), "
               f"{len(todo)} to grade")
     shard = batch.args.shard
-    plan_source = None
     if not todo:
         summary_path = os.path.join(batch.out, "batch.json")
         previous = json.load(open(summary_path)) if os.path.exists(summary_path) else {}
         finish(batch, records, previous or batch_summary(batch, None, shard))
         return 0
 
-    batch.choose_user()
+    batch.choose_sanitizers()
+    batch.choose_isolation()
+    batch.log(f"Student code runs in: {batch.user_note}")
     slots = batch.gpu_slots()
     workers = make_workers(batch)
     batch.prepare_run_files(workers[0].data_file)
@@ -212,8 +222,12 @@ def run_batch(batch, entries):
                     return
                 target = worker.targets[name]
                 tests = [n for n, _, _ in grading.reference_plan(reference["labs"][name])[0]]
-                runs[name] = batch.run_lab(programs[name], folder, name, tests, gpu, target["args"],
-                                           target["env"], batch.args.budget or 10 * batch.args.timeout)
+                budget = batch.args.budget or 10 * batch.args.timeout
+                runs[name] = batch.run_lab(programs[name], folder, tests, gpu, target["args"],
+                                           target["env"], budget, worker.run_inputs)
+                batch.sanitize_run(programs[name], folder, runs[name], gpu, target,
+                                   worker.run_inputs,
+                                   reference["labs"][name].get("sanitizer_exempt", {}), budget)
         finally:
             gpu_queue.put(gpu)
             busy += time.monotonic() - run_started

@@ -9,7 +9,7 @@ import json
 import os
 import time
 
-from . import grading, plots
+from . import gradescope, grading, plots
 
 LOG_ATTEMPT_OUTPUT = 12000
 
@@ -36,10 +36,12 @@ def load_records(report_dir):
 
 
 def write_submission(report_dir, record, visibility):
+    """`visibility`: a gradescope.VisibilityPolicy (grade_submissions.py's --visibility and
+    --test-visibility), or one visibility for every test."""
     folder = os.path.join(report_dir, "submissions", record["student"])
     atomic_write(os.path.join(folder, "log.txt"), render_log(record))
     atomic_write(os.path.join(folder, "results.json"),
-                 json.dumps(grading.gradescope(record, visibility), indent=1))
+                 json.dumps(gradescope.results_json(record, visibility), indent=1))
     # Last: a submission counts as graded once its grading.json exists.
     atomic_write(os.path.join(folder, "grading.json"), json.dumps(record, indent=1))
 
@@ -66,8 +68,7 @@ def render_log(record):
         w()
         w("=" * 100)
         w(f"{lab['lab']} ({lab['file']}): {lab['score']:g} / {lab['max_score']:g}   [{lab['status']}]"
-          + (f"   device: {lab['device']}" if lab.get("device") else "")
-          + (f"   seed: {lab['seed']}" if lab.get("seed") is not None else ""))
+          + (f"   device: {lab['device']}" if lab.get("device") else ""))
         for reason in lab["reasons"]:
             w(f"  - {reason}")
         if lab["build_output"]:
@@ -118,7 +119,7 @@ def class_csv(records, plan=None):
     header = ["student", "status", "score", "max_score"] + list(labs)
     for lab_name, tests in labs.items():
         header += [f"{lab_name} {t}" for t in tests]
-    header += ["device", "seed", "fingerprint", "reasons"]
+    header += ["device", "fingerprint", "reasons"]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(header)
@@ -132,7 +133,6 @@ def class_csv(records, plan=None):
             row += [f"{by_name[t]['score']:g}" if t in by_name else "" for t in tests]
         labs_done = list(record["labs"].values())
         row += [next((lab["device"] for lab in labs_done if lab.get("device")), ""),
-                next((str(lab["seed"]) for lab in labs_done if lab.get("seed") is not None), ""),
                 record.get("fingerprint", "")[:12],
                 " | ".join(f"{lab['lab']}: {r}" for lab in labs_done for r in lab["reasons"])
                 or record.get("error", "")]

@@ -5,6 +5,7 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdint>
 #include <cstdlib>
 
 #include "grader/core/json_writer.hpp"
@@ -19,6 +20,8 @@ constexpr std::size_t kMaxKeyBytes = 256;
 struct Channel {
   int out_fd = -1;
   std::string key;
+  bool has_seed = false;  // the batch's hidden seed, sent in the key pipe (never env or argv)
+  std::uint64_t seed = 0;
 };
 
 // Opened on first use: the key is read once, its pipe closed, the variable removed, and the output
@@ -43,6 +46,17 @@ Channel open_channel() {
     if (key.size() > kMaxKeyBytes) break;
   }
   close(key_fd);
+  // The pipe holds "KEY\n" and, where the batch has a hidden seed, "seed N\n".
+  const std::size_t line_end = key.find('\n');
+  if (line_end != std::string::npos) {
+    const std::string rest = key.substr(line_end + 1);
+    key.resize(line_end);
+    unsigned long long seed = 0;
+    if (std::sscanf(rest.c_str(), "seed %llu", &seed) == 1) {
+      channel.has_seed = true;
+      channel.seed = seed;
+    }
+  }
   while (!key.empty() && (key.back() == '\n' || key.back() == '\r')) key.pop_back();
   if (key.empty() || key.size() > kMaxKeyBytes) {
     std::fprintf(stderr, "[ grader   ] the results channel's key could not be read\n");
@@ -75,11 +89,16 @@ void send(const std::string& json) {
 
 }  // namespace
 
+bool hidden_seed(std::uint64_t& seed) {
+  const Channel& c = channel();
+  if (c.has_seed) seed = c.seed;
+  return c.has_seed;
+}
+
 void hello(const RunContext& context) {
   JsonWriter json;
   json.begin_object().key("event").value("hello");
   json.key("backend").value(context.backend).key("device").value(context.device);
-  json.key("seed").value(static_cast<long long>(run_options().seed));
   send(json.end_object().text());
 }
 

@@ -6,17 +6,23 @@
 // listener wrote: text the submission prints, and the exit status, earn nothing. Without the
 // variable (a student's `meson test`) every function here does nothing.
 //
+// The batch's hidden seed travels in the key pipe too, so it is never in the program's environment
+// or arguments (both readable under /proc), and the program does not print it.
+//
 // Limit, stated plainly: the submission's code runs in this process, so code written on purpose
 // to read the key out of this process (its memory, or the key pipe before main()) could forge a
 // line. The harness's source and symbol checks flag the calls such code needs.
 #pragma once
+#include <cstdint>
 #include <string>
 
 #include "grader/core/results.hpp"
 
 namespace grader::batch_channel {
 
-// Sends the run's backend, device and seed (once, when the results listener is made).
+// The batch's hidden seed, when the harness sent one with the key (true) or not (false).
+bool hidden_seed(std::uint64_t& seed);
+// Sends the run's backend and device (once, when the results listener is made).
 void hello(const RunContext& context);
 void test_started(const std::string& name);
 void test_finished(const TestRecord& record);

@@ -138,7 +138,9 @@ def describe_signal(number):
                "SIGBUS": "bus error: a misaligned or invalid memory access",
                "SIGABRT": "aborted (abort(), a failed assert, or an uncaught exception)",
                "SIGFPE": "arithmetic fault (an integer division by zero?)",
-               "SIGILL": "illegal instruction", "SIGKILL": "killed"}.get(name, "")
+               "SIGILL": "illegal instruction", "SIGKILL": "killed",
+               "SIGXFSZ": "file size limit exceeded: it wrote a file larger than the sandbox allows",
+               "SIGXCPU": "CPU time limit exceeded"}.get(name, "")
     return f"{name} ({meaning})" if meaning else name
 
 
@@ -167,23 +169,27 @@ def outcome_from_event(event):
                        metrics=metrics, tiers=tiers)
 
 
-def run_attempt(command, tests, env, cwd, timeout, user, result, deadline_total):
-    """One process over `tests`; fills result.outcomes; returns the Attempt."""
+def run_attempt(command, tests, env, cwd, timeout, user, result, deadline_total, seed=None,
+                wrap=None):
+    """One process over `tests`; fills result.outcomes; returns the Attempt. `wrap` turns the
+    program's command line into the sandboxed one; `seed` (the hidden one) goes in the key pipe."""
     key = secrets.token_hex(24)
     key_read, key_write = os.pipe()
     chan_read, chan_write = os.pipe()
     full_command = command + ["--gtest_filter=" + ":".join(tests)]
     child_env = dict(env, GRADER_RESULTS_CHANNEL=f"{key_read},{chan_write}")
     attempt = Attempt(command=full_command, filter_count=len(tests))
-    # The key waits in the pipe (it is far smaller than a pipe's buffer) for the grader to read.
-    os.write(key_write, key.encode() + b"\n")
+    # The key (and the hidden seed) wait in the pipe, far smaller than its buffer, for the grader
+    # to read: neither is ever in the program's environment or arguments.
+    os.write(key_write, key.encode() + b"\n" + (f"seed {seed}\n".encode() if seed is not None else b""))
     os.close(key_write)
     popen_user = {}
     if user is not None:
         popen_user = dict(user=user.uid, group=user.gid, extra_groups=[])
     started = time.monotonic()
     try:
-        process = subprocess.Popen(full_command, cwd=cwd, env=child_env, stdin=subprocess.DEVNULL,
+        process = subprocess.Popen(wrap(full_command) if wrap else full_command, cwd=cwd,
+                                   env=child_env, stdin=subprocess.DEVNULL,
                                    stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                    pass_fds=(key_read, chan_write), start_new_session=True,
                                    **popen_user)
@@ -280,12 +286,14 @@ def run_attempt(command, tests, env, cwd, timeout, user, result, deadline_total)
     selector.close()
     kill_group(process.pid)  # whatever of its group is left
     returncode = process.wait()
+    if wrap and 128 < returncode < 128 + 65:
+        returncode = 128 - returncode  # bwrap exits 128+N when its command died of signal N
     REGISTRY.remove(process.pid)
     os.close(chan_read)
     process.stdout.close()
     attempt.duration_s = time.monotonic() - started
-    attempt.output, attempt.dropped_bytes = output.text(), output.dropped
-    tail = output.last_lines(12)
+    attempt.output, attempt.dropped_bytes = output.text().replace(key, "[key]"), output.dropped
+    tail = "\n".join(attempt.output.rstrip().splitlines()[-12:])
 
     if killed_for == "timeout":
         attempt.returncode = "killed"
@@ -317,7 +325,7 @@ def run_attempt(command, tests, env, cwd, timeout, user, result, deadline_total)
     return attempt
 
 
-def run_tests(command, tests, env, cwd, timeout, user=None, budget_s=None):
+def run_tests(command, tests, env, cwd, timeout, user=None, budget_s=None, seed=None, wrap=None):
     """Every test of `tests` ends with an outcome: its verdict, or the fault that stopped it."""
     result = RunResult()
     remaining = list(tests)
@@ -330,7 +338,8 @@ def run_tests(command, tests, env, cwd, timeout, user=None, budget_s=None):
                     "hangs?)", fault="budget")
             break
         before = len(result.outcomes)
-        attempt = run_attempt(command, remaining, env, cwd, timeout, user, result, deadline_total)
+        attempt = run_attempt(command, remaining, env, cwd, timeout, user, result, deadline_total,
+                              seed=seed, wrap=wrap)
         result.attempts.append(attempt)
         remaining = [name for name in remaining if name not in result.outcomes]
         if remaining and len(result.outcomes) == before:
@@ -343,13 +352,14 @@ def run_tests(command, tests, env, cwd, timeout, user=None, budget_s=None):
     return result
 
 
-def list_tests(command, env, cwd, timeout, user=None):
+def list_tests(command, env, cwd, timeout, user=None, wrap=None):
     """The test names of a trusted program (the reference build), in run order."""
     popen_user = dict(user=user.uid, group=user.gid, extra_groups=[]) if user is not None else {}
-    done = subprocess.run(command + ["--gtest_list_tests"], env=env, cwd=cwd, capture_output=True,
+    command = command + ["--gtest_list_tests"]
+    done = subprocess.run(wrap(command) if wrap else command, env=env, cwd=cwd, capture_output=True,
                           text=True, timeout=timeout, **popen_user)
     if done.returncode != 0:
-        raise RuntimeError(f"{command[0]} --gtest_list_tests failed ({done.returncode}): "
+        raise RuntimeError(f"{command[0]} failed ({done.returncode}): "
                            f"{(done.stdout + done.stderr)[-2000:]}")
     names, suite = [], None
     for line in done.stdout.splitlines():

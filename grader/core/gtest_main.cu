@@ -29,8 +29,13 @@ int main(int argc, char** argv) {
   const grader::DeviceStatus& device = grader::device_status();
   const grader::RunContext context{grader::kCpuBackend ? "cpu" : "cuda",
                                    device.available ? device.description : device.reason};
-  std::printf("[ grader   ] backend %s, device: %s, seed %llu\n", context.backend.c_str(),
-              context.device.c_str(), static_cast<unsigned long long>(grader::run_options().seed));
+  if (grader::run_options().seed_hidden) {
+    std::printf("[ grader   ] backend %s, device: %s, seed hidden\n", context.backend.c_str(),
+                context.device.c_str());
+  } else {
+    std::printf("[ grader   ] backend %s, device: %s, seed %llu\n", context.backend.c_str(),
+                context.device.c_str(), static_cast<unsigned long long>(grader::run_options().seed));
+  }
   ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
   unit.listeners().Append(grader::new_results_listener(context));
   const int failed = RUN_ALL_TESTS();

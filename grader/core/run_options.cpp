@@ -1,5 +1,7 @@
 #include "grader/core/run_options.hpp"
 
+#include "grader/batch/results_channel.hpp"
+
 #include <cstdlib>
 #include <cstring>
 #include <string>
@@ -59,6 +61,11 @@ void parse_run_options(int& argc, char** argv) {
   }
   argc = kept;
   argv[argc] = nullptr;
+  std::uint64_t hidden = 0;
+  if (batch_channel::hidden_seed(hidden)) {
+    options.seed = hidden;
+    options.seed_hidden = true;
+  }
 }
 
 const RunOptions& run_options() { return mutable_options(); }

@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """The made-up class of grader/batch/fixtures/ graded end to end by grade_submissions.py on the
-CPU backend, with a hidden seed: each fault and each trick ends with the grade and the reason it
-must. Then: a re-run skips what is graded, the hidden seed is what catches the hard-coded answers,
-and two shards merged give the same grades as one run.
+CPU backend, in its sandbox, with a hidden seed: each fault, trick and attack ends with the grade
+and the reason it must, and the attacks on the machine are contained (no process outlives the
+batch, nothing of the batch is visible, no secret in what students see). Then: a re-run skips
+what is graded, the hidden seed is what catches the hard-coded answers, and two shards merged
+give the same grades as one run.
 
 Exit status 77 (skipped) in a build whose backend is not cpu: that build grades on a GPU, where
 the same class is graded with --backend cuda by hand (handouts/instructor-guide.md)."""
 import csv
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -23,7 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures")
 TOOL = [sys.executable, os.path.join(ROOT, "grader", "grade_submissions.py")]
 FILE = "lab01_global_atomics.cu"
-HIDDEN_SEED = "4242"
+HIDDEN_SEED = "918273645"  # long enough that finding it in an output is no accident
 COMMON = ["--backend", "cpu", "--labs", "01", "--jobs", "2", "--timeout", "5",
           "--no-matplotlib"]
 SLICES = ["Lab01Slices." + t for t in (
@@ -112,6 +115,55 @@ class FixtureClass(unittest.TestCase):
         self.assertEqual(record["labs"]["lab01"]["status"], "graded" if status == "failing" else status)
         return record
 
+    def student_files(self, student):
+        """What a student is shown: results.json and log.txt."""
+        folder = os.path.join(self.report, "submissions", student)
+        return {name: open(os.path.join(folder, name), encoding="utf-8").read()
+                for name in ("results.json", "log.txt")}
+
+    def test_no_secret_in_what_students_see(self):
+        for student in self.names:
+            for name, text in self.student_files(student).items():
+                self.assertNotIn(HIDDEN_SEED, text, f"{student}/{name}")
+                self.assertNotIn("GRADER_RESULTS_CHANNEL", text, f"{student}/{name}")
+        with open(os.path.join(self.report, "batch.json")) as f:
+            self.assertEqual(json.load(f)["seed"], int(HIDDEN_SEED))  # the instructor's copy
+
+    def test_no_process_outlives_the_batch(self):
+        left = subprocess.run(["pgrep", "-f", "grader-fixture-detached|/sandbox/program"],
+                              capture_output=True, text=True).stdout.split()
+        self.assertEqual(left, [], "processes a submission started are still running")
+
+    def test_detached_process_is_ended_with_its_run(self):
+        self.expect("detached_process", set(SLICES + GRID))
+
+    def test_snooping_finds_nothing_and_its_crash_shows_no_seed(self):
+        self.expect("snooping", set(SLICES + GRID) - {"Lab01GridStride.HandlesASingleSample"},
+                    "SIGABRT")
+        log = self.student_files("snooping")["log.txt"]
+        self.assertIn("snoop: grader_processes=0 other_lab_files=0 report_files=0 seed_in_env=0 "
+                      "seed_in_args=0", log)
+        self.assertIn("seed hidden", log)
+
+    def test_macro_include_of_the_report_finds_nothing(self):
+        record = self.expect("macro_include", set(SLICES + GRID))
+        self.assertEqual(record["labs"]["lab01"]["build_output"], "")
+
+    def test_process_flood_is_capped(self):
+        # Its own runs may then fail to start threads (its processes count against its limit);
+        # no other submission's run does: each run has a uid of its own.
+        started = re.search(r"flood: (\d+) processes started", self.student_files("process_flood")["log.txt"])
+        self.assertIsNotNone(started)
+        self.assertLess(int(started.group(1)), 2048)
+
+    def test_missing_zeroing_barrier(self):
+        # The CPU backend's shuffled schedule exposes it; on a GPU, the sanitizer pass does.
+        self.expect("missing_zeroing_barrier",
+                    set(SLICES) | {"Lab01GridStride.HandlesAnEmptyInput"}, "bins wrong")
+
+    def test_huge_file_is_stopped_by_the_file_size_limit(self):
+        self.expect("huge_file", set(GRID), "file size limit exceeded")
+
     def test_the_run_succeeded(self):
         self.assertEqual(self.done.returncode, 0)
         self.assertEqual(sorted(self.records), self.names)
@@ -120,8 +172,8 @@ class FixtureClass(unittest.TestCase):
     def test_correct(self):
         record = self.expect("correct", set(SLICES + GRID))
         self.assertEqual(record["score"], MAX)
-        self.assertEqual(record["labs"]["lab01"]["seed"], int(HIDDEN_SEED))
         self.assertEqual(record["labs"]["lab01"]["findings"], [])
+        self.assertIn("bubblewrap sandbox", record["run_user"])
 
     def test_wrong_tail_and_the_files_sent_along_are_ignored(self):
         # the student's header (#error), test file and meson.build were not used: it compiled
@@ -173,7 +225,7 @@ class FixtureClass(unittest.TestCase):
     def test_gradescope_results_and_class_files(self):
         with open(os.path.join(self.report, "submissions", "out_of_bounds_write", "results.json")) as f:
             results = json.load(f)
-        self.assertEqual((results["score"], results["max_score"]), (10, MAX))
+        self.assertEqual((results["score"], sum(t["max_score"] for t in results["tests"])), (10, MAX))
         self.assertTrue(all({"name", "score", "max_score", "status", "output", "visibility"} <= set(t)
                             for t in results["tests"] if t["max_score"]))
         with open(os.path.join(self.report, "class.csv")) as f:

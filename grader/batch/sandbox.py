@@ -1,0 +1,236 @@
+"""The sandbox every compile and every run of student code goes through: bubblewrap (`bwrap`).
+
+A sandboxed process sees the system's programs and libraries read-only (/usr, /bin, /lib*, /etc,
+/opt, and the prefixes of the tools the build uses where they live elsewhere: a pyenv Python, the
+project's .venv), the paths its caller names (read-only unless asked), a private /tmp of limited
+size, a minimal /dev with the GPU's device nodes, and its own /proc. It has no network and its own
+PID, IPC and UTS namespaces, so it sees no other process and nothing it starts outlives it: when
+the runner kills the sandbox, the kernel ends every process of its PID namespace. Limits on
+processes, open files and file size are set before it starts.
+
+It never runs as root or as the instructor's own account:
+- grader run as root: bwrap is privileged, and the command is started through `setpriv` as the run
+  user (`nobody` by default), with no capabilities and no_new_privs;
+- grader run as an ordinary user (a cluster job): bwrap makes a user namespace in which the command
+  is uid 65534, with no capabilities outside it; only what is bound is visible.
+When neither works, `detect` says why and the batch refuses to start (unless the instructor gives
+--unsafe-no-sandbox, which the report then states at its top).
+"""
+import glob
+import os
+import pwd
+import shutil
+import subprocess
+import sys
+
+# Runs of student code that may overlap each get a uid of their own (root mode): the process limit
+# counts a uid's processes, so one submission's fork flood cannot starve another's run. Compiles
+# run as the run user itself. These uids have no account; nothing on the machine belongs to them.
+RUN_UID_BASE = 2_000_000_000
+SYSTEM_ROOTS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"]
+INSIDE_UID = 65534
+
+# Per kind of use: private /tmp size, largest file, processes of the run user, open files.
+LIMITS = {
+    "compile": {"tmp_bytes": 4 << 30, "file_bytes": 2 << 30, "processes": 2048, "files": 4096},
+    "run": {"tmp_bytes": 256 << 20, "file_bytes": 128 << 20, "processes": 1024, "files": 4096},
+}
+
+REMEDY = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces "
+          "(sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also "
+          "kernel.apparmor_restrict_unprivileged_userns=0), or run the batch as root; "
+          "--unsafe-no-sandbox grades without one (student code then sees this machine)")
+
+
+class SandboxUnavailable(RuntimeError):
+    pass
+
+
+def _within(path, roots):
+    return any(path == root or path.startswith(root.rstrip("/") + "/") for root in roots)
+
+
+def tool_prefixes(extra_programs=()):
+    """Folders outside the system roots that the build's tools need, read-only: the Python that
+    runs meson and the build's scripts, meson, ninja, nvcc, the compilers, LD_LIBRARY_PATH."""
+    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    programs = [sys.executable] + [shutil.which(p) for p in ("meson", "ninja", "nvcc", "c++", "cc")]
+    for program in list(programs) + list(extra_programs):
+        if not program:
+            continue
+        for path in {os.path.abspath(program), os.path.realpath(program)}:
+            folder = os.path.dirname(path)
+            candidates.add(os.path.dirname(folder) if os.path.basename(folder) == "bin" else folder)
+    for entry in os.environ.get("LD_LIBRARY_PATH", "").split(":"):
+        if entry:
+            candidates.add(os.path.abspath(entry))
+    found = set()
+    for path in candidates:
+        if path and os.path.isdir(path) and not _within(path, SYSTEM_ROOTS) and path != "/":
+            found.add(path)
+            real = os.path.realpath(path)
+            if not _within(real, SYSTEM_ROOTS):
+                found.add(real)
+    # A folder inside another one is bound with it.
+    return sorted(p for p in found if not any(p != q and _within(p, [q]) for q in found))
+
+
+def gpu_device_nodes():
+    return sorted(p for p in glob.glob("/dev/nvidia*") if os.path.exists(p))
+
+
+class Sandbox:
+    """How to start a command in the sandbox. `user` is a pwd entry (root mode) or None."""
+
+    def __init__(self, bwrap, mode, user, prefixes, gpu):
+        self.bwrap = bwrap
+        self.mode = mode                  # "root" (setpriv to user) or "userns"
+        self.user = user
+        self.prefixes = prefixes
+        self.gpu = gpu
+        self.setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+
+    def describe(self):
+        if self.mode == "root":
+            return (f"bubblewrap sandbox, as {self.user.pw_name} (uid {self.user.pw_uid}); "
+                    "no network, own PID namespace, private /tmp")
+        return (f"bubblewrap sandbox in a user namespace (uid {INSIDE_UID} inside, "
+                f"{pwd.getpwuid(os.getuid()).pw_name} outside); no network, own PID namespace, "
+                "private /tmp")
+
+    def owner(self):
+        """(uid, gid) that must own what sandboxed processes write (a build folder)."""
+        if self.mode == "root":
+            return self.user.pw_uid, self.user.pw_gid
+        return os.getuid(), os.getgid()
+
+    def command(self, argv, kind, read_only=(), writable=(), chdir="/tmp", gpu=None, uid=None):
+        """The full command line. `read_only`/`writable`: [(outside path, inside path)]; `uid`:
+        the uid to run as in root mode (default: the run user's)."""
+        limits = LIMITS[kind]
+        bwrap = [self.bwrap, "--die-with-parent", "--new-session",
+                 "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
+                 "--unshare-cgroup-try", "--hostname", "sandbox"]
+        if self.mode == "userns":
+            bwrap += ["--unshare-user", "--uid", str(INSIDE_UID), "--gid", str(INSIDE_UID)]
+        else:
+            bwrap += ["--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        for root in SYSTEM_ROOTS:
+            if os.path.isdir(root):
+                if os.path.islink(root):
+                    bwrap += ["--symlink", os.readlink(root), root]
+                else:
+                    bwrap += ["--ro-bind", root, root]
+        if os.path.isdir("/sys"):
+            bwrap += ["--ro-bind", "/sys", "/sys"]
+        bwrap += ["--proc", "/proc", "--dev", "/dev",
+                  "--size", str(limits["tmp_bytes"]), "--perms", "1777", "--tmpfs", "/tmp",
+                  "--perms", "1777", "--tmpfs", "/var/tmp"]
+        if (self.gpu if gpu is None else gpu):
+            for node in gpu_device_nodes():
+                bwrap += ["--dev-bind", node, node]
+        # The folders above each bound path, made here and open to the run user (bwrap would make
+        # them 0700 for root); they are the sandbox's own, empty but for what is bound.
+        inside_paths = list(self.prefixes) + [inside for _, inside in list(read_only) + list(writable)]
+        made = set()
+        for path in inside_paths:
+            parents = []
+            parent = os.path.dirname(path)
+            while parent not in ("/", "/tmp", "/var/tmp") and not _within(parent, SYSTEM_ROOTS):
+                parents.append(parent)
+                parent = os.path.dirname(parent)
+            for folder in reversed(parents):
+                if folder not in made:
+                    made.add(folder)
+                    bwrap += ["--perms", "0755", "--dir", folder]
+        for prefix in self.prefixes:
+            bwrap += ["--ro-bind", prefix, prefix]
+        for outside, inside in read_only:
+            bwrap += ["--ro-bind", outside, inside]
+        for outside, inside in writable:
+            bwrap += ["--bind", outside, inside]
+        bwrap += ["--chdir", chdir, "--"]
+        if self.mode == "root":
+            bwrap += [self.setpriv, f"--reuid={uid if uid is not None else self.user.pw_uid}",
+                      f"--regid={self.user.pw_gid}",
+                      "--clear-groups", "--no-new-privs", "--inh-caps=-all", "--"]
+        processes = limits["processes"]
+        if self.mode == "userns":
+            processes += _processes_of(os.getuid())  # the count is the outer user's, all included
+        prlimit = [shutil.which("prlimit") or "/usr/bin/prlimit", f"--nproc={processes}",
+                   f"--nofile={limits['files']}", f"--fsize={limits['file_bytes']}", "--core=0", "--"]
+        return prlimit + bwrap + list(argv)
+
+
+def _processes_of(uid):
+    count = 0
+    for entry in glob.glob("/proc/[0-9]*/task/[0-9]*"):
+        try:
+            if os.stat(entry).st_uid == uid:
+                count += 1
+        except OSError:
+            pass
+    return count
+
+
+def _probe(sandbox):
+    """Start `true` in the sandbox; None when it works, else what bwrap said."""
+    try:
+        done = subprocess.run(sandbox.command(["id", "-u"], "run"),
+                              capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return str(error)
+    if done.returncode != 0:
+        return (done.stderr or done.stdout).strip()[-500:] or f"exit status {done.returncode}"
+    inside = done.stdout.strip()
+    if inside == "0":
+        return "the sandboxed command ran as root"
+    return None
+
+
+def detect(run_as="nobody", gpu=False, extra_programs=()):
+    """The sandbox for this machine and user, or SandboxUnavailable saying why. `extra_programs`
+    (e.g. compute-sanitizer) are made visible inside too."""
+    bwrap = shutil.which("bwrap")
+    if bwrap is None:
+        raise SandboxUnavailable("bubblewrap (bwrap) is not installed; " + REMEDY)
+    for tool in ("prlimit", "setpriv"):
+        if shutil.which(tool) is None:
+            raise SandboxUnavailable(f"{tool} (util-linux) is not installed")
+    prefixes = tool_prefixes([p for p in extra_programs if p])
+    if os.geteuid() == 0:
+        try:
+            user = pwd.getpwnam(run_as)
+        except KeyError:
+            raise SandboxUnavailable(f"no user {run_as!r} on this machine to run student code as; "
+                                     "give an unprivileged one with --run-as") from None
+        if user.pw_uid == 0:
+            raise SandboxUnavailable(f"--run-as {run_as} is root; give an unprivileged user")
+        sandbox = Sandbox(bwrap, "root", user, prefixes, gpu)
+    else:
+        sandbox = Sandbox(bwrap, "userns", None, prefixes, gpu)
+    problem = _probe(sandbox)
+    if problem:
+        raise SandboxUnavailable(f"bubblewrap could not start a sandbox here ({problem}); " + REMEDY)
+    return sandbox
+
+
+def make_readable(folder):
+    """Let the run user read (and enter) everything in `folder`: its files are inputs."""
+    for directory, subdirs, names in os.walk(folder):
+        os.chmod(directory, os.stat(directory).st_mode | 0o555)
+        for name in names:
+            path = os.path.join(directory, name)
+            if not os.path.islink(path):
+                os.chmod(path, os.stat(path).st_mode | 0o444)
+
+
+def give_to(folder, uid, gid):
+    """Make the run user own `folder` (a build folder the sandboxed compiler writes)."""
+    if os.geteuid() != 0:
+        return
+    for directory, subdirs, names in os.walk(folder):
+        os.lchown(directory, uid, gid)
+        for name in names:
+            os.lchown(os.path.join(directory, name), uid, gid)

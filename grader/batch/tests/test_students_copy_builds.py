@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""The copy of the project the batch grader builds students in (project.sync_snapshot: no
+solutions/, no fixtures) configures and compiles on the cuda backend, as grade_submissions.py
+does with its defaults. No GPU needed: nvcc compiles for one architecture (sm_75).
+
+It guards the batch's default path: a folder of the build that needs solutions/ (the benchmark
+did) breaks every class on a GPU at configure time, and the CPU-backend end-to-end test cannot
+see it. Exit 77 (SKIP) without nvcc; in the cuda-backend project build it skips too (the cpu one
+runs it), so it runs once per CI."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
+
+from batch import project  # noqa: E402
+
+
+def main():
+    if os.environ.get("BATCH_OUTER_BACKEND", "cpu") != "cpu":
+        print("skipped: runs in the cpu-backend project build (once per CI)")
+        return 77
+    if shutil.which("nvcc") is None:
+        print("skipped: nvcc (the CUDA toolkit) not found; nothing to compile the cuda backend with")
+        return 77
+    started = time.monotonic()
+    tmp = tempfile.mkdtemp(prefix="students-copy-")
+    try:
+        copy, build = os.path.join(tmp, "project"), os.path.join(tmp, "build")
+        labs = project.select_labs(project.discover_labs(), "01")
+        project.sync_snapshot(copy, project.ROOT, (), labs)
+        for excluded in ("solutions", os.path.join("grader", "batch", "fixtures")):
+            if os.path.exists(os.path.join(copy, excluded)):
+                print(f"FAIL: the students' copy holds {excluded}")
+                return 1
+        setup = ["meson", "setup", build, copy, "-Dkernel_backend=cuda", "-Dgpu_archs=75",
+                 "-Dlabs=01", "-Dproject_tests=false", "-Dsubmission=" + os.path.join(copy, "starter")]
+        for command in (setup, ["ninja", "-C", build, "labs/lab01_graded"]):
+            done = subprocess.run(command, capture_output=True, text=True)
+            if done.returncode != 0:
+                print(f"FAIL: {' '.join(command)}\n{(done.stdout + done.stderr)[-4000:]}")
+                return 1
+        print(f"the students' copy configured and compiled lab 01 on the cuda backend "
+              f"in {time.monotonic() - started:.0f} s")
+        return 0
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
