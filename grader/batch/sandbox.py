@@ -89,6 +89,12 @@ class Sandbox:
         self.prefixes = prefixes
         self.gpu = gpu
         self.setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
+        # bubblewrap before 0.8 (Ubuntu 22.04 has 0.6) cannot size a tmpfs: /tmp is then limited
+        # only by the file size limit, and the report says so (notes).
+        self.sized_tmp = _supports(bwrap, "--size")
+        self.notes = [] if self.sized_tmp else [
+            "this bubblewrap cannot limit the size of the sandbox's /tmp (it has no --size; 0.8 "
+            "or newer has): each file there is still limited, their total is not"]
 
     def describe(self):
         if self.mode == "root":
@@ -124,13 +130,15 @@ class Sandbox:
         if os.path.isdir("/sys"):
             bwrap += ["--ro-bind", "/sys", "/sys"]
         bwrap += ["--proc", "/proc", "--dev", "/dev",
-                  "--size", str(limits["tmp_bytes"]), "--perms", "1777", "--tmpfs", "/tmp",
-                  "--perms", "1777", "--tmpfs", "/var/tmp"]
+                  *(["--size", str(limits["tmp_bytes"])] if self.sized_tmp else []),
+                  "--tmpfs", "/tmp", "--chmod", "1777", "/tmp",
+                  "--tmpfs", "/var/tmp", "--chmod", "1777", "/var/tmp"]
         if (self.gpu if gpu is None else gpu):
             for node in gpu_device_nodes():
                 bwrap += ["--dev-bind", node, node]
         # The folders above each bound path, made here and open to the run user (bwrap would make
-        # them 0700 for root); they are the sandbox's own, empty but for what is bound.
+        # them 0700 for root); they are the sandbox's own, empty but for what is bound. (--chmod,
+        # not --perms: bubblewrap 0.6, Ubuntu 22.04's, has only the former for these.)
         inside_paths = list(self.prefixes) + [inside for _, inside in list(read_only) + list(writable)]
         made = set()
         for path in inside_paths:
@@ -142,7 +150,7 @@ class Sandbox:
             for folder in reversed(parents):
                 if folder not in made:
                     made.add(folder)
-                    bwrap += ["--perms", "0755", "--dir", folder]
+                    bwrap += ["--dir", folder, "--chmod", "0755", folder]
         for prefix in self.prefixes:
             bwrap += ["--ro-bind", prefix, prefix]
         for outside, inside in read_only:
@@ -160,6 +168,14 @@ class Sandbox:
         prlimit = [shutil.which("prlimit") or "/usr/bin/prlimit", f"--nproc={processes}",
                    f"--nofile={limits['files']}", f"--fsize={limits['file_bytes']}", "--core=0", "--"]
         return prlimit + bwrap + list(argv)
+
+
+def _supports(bwrap, option):
+    try:
+        done = subprocess.run([bwrap, "--help"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return option in done.stdout + done.stderr
 
 
 def _processes_of(uid):

@@ -138,6 +138,7 @@ class Batch:
             except sandbox.SandboxUnavailable as error:
                 raise RuntimeError(f"no sandbox for student code: {error}") from None
             self.user_note = self.sandbox.describe()
+            self.warnings += self.sandbox.notes
             for index in range(max(1, self.args.jobs) + 8):  # more than GPU slots + the reference
                 self.run_uids.put(sandbox.RUN_UID_BASE + index)
             return
