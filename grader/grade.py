@@ -22,6 +22,8 @@ import subprocess
 import sys
 import venv
 
+import toolchain  # noqa: E402  (grader/toolchain.py: meson's version, python3-venv, the CUDA toolkit)
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.path.join(ROOT, ".venv")
 REQUIREMENTS = os.path.join(ROOT, "requirements.txt")
@@ -33,11 +35,16 @@ def fail(message):
 
 
 def tools_present():
+    """numpy, ninja and a meson new enough (an older one on PATH, e.g. Ubuntu 22.04's 0.61, is
+    passed over for the one in .venv)."""
     try:
         import numpy  # noqa: F401
     except ImportError:
         return False
-    return bool(shutil.which("meson") and shutil.which("ninja"))
+    ok, version, why = toolchain.meson_version_ok()
+    if version and not ok:
+        print(f"{why}; using the meson in .venv", flush=True)
+    return bool(ok and shutil.which("ninja"))
 
 
 def ensure_tools(script=None):
@@ -49,6 +56,9 @@ def ensure_tools(script=None):
     if os.path.abspath(sys.executable) == os.path.abspath(venv_python):
         fail("meson, ninja or numpy still missing inside .venv; delete .venv and try again")
     if not os.path.exists(venv_python):
+        ok, why = toolchain.venv_available()
+        if not ok:
+            fail(why)
         print(f"Installing meson, ninja and numpy into {VENV} (once) ...", flush=True)
         venv.create(VENV, with_pip=True)
     done = subprocess.run([venv_python, "-m", "pip", "install", "-q", "-r", REQUIREMENTS])
@@ -84,6 +94,61 @@ def test_counts(build_dir):
     return passed, failed, counts["SKIP"]
 
 
+def known_labs():
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from batch import project
+    return project, project.discover_labs(ROOT)
+
+
+def check_labs(spec):
+    """The labs --labs names, checked before anything is built; exits with the list otherwise."""
+    project, labs = known_labs()
+    try:
+        chosen = project.select_labs(labs, spec)
+    except ValueError as error:
+        fail(f"{error}; give their two-digit numbers, e.g. --labs 01 or --labs 01,03")
+    return [lab.name for lab in labs], [lab.name for lab in chosen]
+
+
+def check_data_file(build_dir):
+    """The standard data file, validated whole (size, range): a damaged one is a set-up error, not
+    the student's failed tests."""
+    sys.path.insert(0, os.path.join(ROOT, "data"))
+    import samples_format as fmt
+    path = os.path.join(build_dir, "data", "data.bin")
+    redo = (f"delete it and run this command again, which rebuilds it: rm {os.path.relpath(path)}")
+    try:
+        size = os.path.getsize(path)
+    except OSError:
+        fail(f"the data file {os.path.relpath(path)} is missing; run this command again to build it")
+    if size != fmt.DEFAULT_COUNT * 4:
+        fail(f"the data file {os.path.relpath(path)} is damaged: {size} bytes, expected "
+             f"{fmt.DEFAULT_COUNT * 4} ({fmt.DEFAULT_COUNT} samples of 4 bytes); {redo}")
+    try:
+        fmt.read_samples(path, fmt.DEFAULT_BITS)
+    except (ValueError, OSError) as error:
+        fail(f"the data file {os.path.relpath(path)} is damaged: {error}; {redo}")
+
+
+def grade_labs(build_dir, labs, timeout_s):
+    """Every selected lab's tests, one by one (student_runs.py), and its technique checks; the
+    results folder then holds this run's files only."""
+    import student_runs
+    results_dir = os.path.join(build_dir, "results")
+    shutil.rmtree(results_dir, ignore_errors=True)
+    tests = student_runs.introspect_tests(build_dir)
+    programs = student_runs.graded_programs(tests)
+    for lab in labs:
+        print(f"Grading {lab} ...", flush=True)
+        document, output = student_runs.run_lab(programs[lab], timeout_s)
+        student_runs.write_results(results_dir, document, output)
+    checks = student_runs.technique_checks(tests, labs)
+    if checks:
+        run(["meson", "test", "-C", build_dir, "--num-processes", "1", "--quiet"] + checks)
+    os.makedirs(results_dir, exist_ok=True)
+    return results_dir
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -96,6 +161,8 @@ def main():
     parser.add_argument("--gpu-archs", default="auto", help="compute capabilities, e.g. 86 or 80,90")
     parser.add_argument("--build-dir", help="build directory (default: build, or build-project)")
     parser.add_argument("--seed", type=int, help="seed of the inputs the grader generates")
+    parser.add_argument("--timeout", type=float, default=30,
+                        help="seconds one test may run before it is stopped (default 30)")
     parser.add_argument("--project-tests", action="store_true",
                         help="run the project's own tests instead of grading a submission")
     args = parser.parse_args()
@@ -105,31 +172,42 @@ def main():
         submission = os.path.abspath(submission)
     if not args.project_tests and not os.path.isdir(submission):
         fail(f"submission folder {args.submission} not found; give --submission PATH")
+    all_labs, labs = check_labs(args.labs)
     ensure_tools()
 
+    nvcc = toolchain.find_cuda_toolkit()  # also where NVIDIA installs it, off PATH
+    if nvcc:
+        os.environ.update(toolchain.environment_with_nvcc(nvcc))
     build_dir = args.build_dir or ("build-project" if args.project_tests else "build")
     build_dir = os.path.join(ROOT, build_dir)
-    options = {"kernel_backend": args.backend, "gpu_archs": args.gpu_archs, "labs": args.labs,
+    options = {"kernel_backend": args.backend, "gpu_archs": args.gpu_archs,
+               "labs": ",".join(lab[3:] for lab in labs),
                "submission": "solutions" if args.project_tests else submission,
                "project_tests": "true" if args.project_tests else "false"}
     if configure(build_dir, options) != 0:
         fail("meson could not configure the build (see above)")
     if run(["meson", "compile", "-C", build_dir]) != 0:
         fail("the build failed: the compiler's message above names the file and line")
-
-    test_command = ["meson", "test", "-C", build_dir, "--num-processes", "1"]
-    if not args.project_tests:
-        test_command += ["--suite", "grade"]
-    env = dict(os.environ)
     if args.seed is not None:
-        env["GRADER_SEED"] = str(args.seed)
-    run(test_command, env=env)
-    passed, failed, skipped = test_counts(build_dir)
-    if not args.project_tests:
-        run([sys.executable, os.path.join(ROOT, "grader", "report.py"), build_dir])
-    print(f"Full log: {os.path.relpath(os.path.join(build_dir, 'meson-logs', 'testlog.txt'), ROOT)}")
-    print(f"{passed} passed, {failed} failed, {skipped} skipped")
-    return 1 if failed else 0
+        os.environ["GRADER_SEED"] = str(args.seed)
+
+    if args.project_tests:
+        run(["meson", "test", "-C", build_dir, "--num-processes", "1"])
+        passed, failed, skipped = test_counts(build_dir)
+        print(f"Full log: {os.path.relpath(os.path.join(build_dir, 'meson-logs', 'testlog.txt'), ROOT)}")
+        print(f"{passed} passed, {failed} failed, {skipped} skipped")
+        return 1 if failed else 0
+
+    check_data_file(build_dir)
+    results_dir = grade_labs(build_dir, labs, args.timeout)
+    with open(os.path.join(results_dir, "run.json"), "w") as f:
+        json.dump({"labs_run": labs, "all_labs": all_labs, "submission": submission}, f)
+    report = [sys.executable, os.path.join(ROOT, "grader", "report.py"), build_dir]
+    code = subprocess.run(report, cwd=ROOT).returncode
+    if os.path.abspath(sys.executable).startswith(VENV + os.sep):
+        print("meson, ninja and numpy are in .venv: run `source .venv/bin/activate` once in your "
+              "shell and the commands the README and handouts give work as written.")
+    return code
 
 
 if __name__ == "__main__":

@@ -3,9 +3,11 @@
 
 Usage: python3 grader/report.py [BUILD_DIR]      (reads BUILD_DIR/results/lab*.json)
 
-One row per lab: tests passed, points, and the speed figures of the lab's first timed test
-(time, GB/s, share of this GPU's read bandwidth, speedup over the grader's baseline). Then each
-failed test with the first line of its message, so the student knows where to look.
+One row per lab graded in this run (grade.py names them in results/run.json; the labs it did not
+run get a line saying so): tests passed, points, and the speed figures of the lab's first timed
+test (time, GB/s, share of this GPU's read bandwidth, speedup over the grader's baseline). Then
+each failed test with the line of its message that says what went wrong, and where the full
+messages are; the last line counts tests, as the table does.
 """
 import glob
 import json
@@ -16,20 +18,40 @@ SCHEMA = "gpu-histogram-workbook/results/v1"
 FAILURES_SHOWN_PER_LAB = 3  # the first failures say where to start; the log has the rest
 
 
-def load_results(build_dir):
-    results = []
-    for path in sorted(glob.glob(os.path.join(build_dir, "results", "lab*.json"))):
-        try:
-            with open(path) as f:
-                data = json.load(f)
-        except (OSError, json.JSONDecodeError) as error:
-            print(f"warning: cannot read {path}: {error}", file=sys.stderr)
-            continue
-        if data.get("schema") != SCHEMA:
-            print(f"warning: {path} is not a results file of this grader", file=sys.stderr)
-            continue
-        results.append(data)
-    return results
+def load_file(path):
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, json.JSONDecodeError) as error:
+        print(f"warning: cannot read {path}: {error}", file=sys.stderr)
+        return None
+    if data.get("schema") != SCHEMA:
+        print(f"warning: {path} is not a results file of this grader", file=sys.stderr)
+        return None
+    return data
+
+
+def load_run(build_dir):
+    """(results of this run, labs not run this time, labs run without a results file). grade.py
+    writes results/run.json naming the labs it ran; without it (after a `meson test`), every
+    results file found is shown, as found."""
+    folder = os.path.join(build_dir, "results")
+    try:
+        with open(os.path.join(folder, "run.json")) as f:
+            run = json.load(f)
+    except (OSError, json.JSONDecodeError):
+        run = None
+    if run is None:
+        paths = sorted(glob.glob(os.path.join(folder, "lab*.json")))
+        return [r for r in map(load_file, paths) if r], [], []
+    results, missing = [], []
+    for lab in run["labs_run"]:
+        found = [load_file(p) for p in sorted(glob.glob(os.path.join(folder, f"{lab}*.json")))]
+        found = [r for r in found if r]
+        if not any(r["lab"] == lab for r in found):
+            missing.append(lab)
+        results += found
+    return results, [lab for lab in run["all_labs"] if lab not in run["labs_run"]], missing
 
 
 def figure(metrics, key, fmt):
@@ -54,50 +76,71 @@ def telling_line(message):
     return "(no message)"
 
 
-def table(results):
+def counts(lab):
+    tests = lab["tests"]
+    return tuple(sum(t["status"] == word for t in tests) for word in ("passed", "failed", "skipped"))
+
+
+def table(results, not_run=(), missing=()):
     header = ("lab", "passed", "skipped", "points", "time ms", "GB/s", "% read bw", "vs baseline")
     rows = []
     for lab in results:
-        tests = lab["tests"]
-        passed = sum(t["status"] == "passed" for t in tests)
-        skipped = sum(t["status"] == "skipped" for t in tests)
+        passed, failed, skipped = counts(lab)
         m = speed_metrics(lab)
-        rows.append((lab["lab"], f"{passed}/{len(tests)}", str(skipped),
+        rows.append((lab["lab"], f"{passed}/{passed + failed}", str(skipped),
                      f"{lab['score']:g}/{lab['max_score']:g}", figure(m, "time_ms", "{:.3f}"),
                      figure(m, "gbps", "{:.0f}"), figure(m, "percent_of_read_bw", "{:.1f}"),
                      figure(m, "speedup_vs_baseline", "{:.2f}x")))
+    notes = [(lab, "no results: the program stopped before its first test") for lab in missing]
+    notes += [(lab, "not run this time") for lab in not_run]
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
     lines = ["  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in
                        enumerate(zip(row, widths))) for row in [header] + rows]
+    lines += [lab.ljust(widths[0]) + "  " + note for lab, note in notes]
     lines.insert(1, "-" * len(lines[0]))
     return "\n".join(lines)
 
 
 def main(argv):
     build_dir = argv[1] if len(argv) > 1 else "build"
-    results = load_results(build_dir)
-    if not results:
-        print(f"No results in {build_dir}/results: run `meson test -C {build_dir} --suite grade` first.")
+    results, not_run, missing = load_run(build_dir)
+    if not results and not missing:
+        print(f"No results in {build_dir}/results: grade with `python3 grader/grade.py`.")
         return 1
-    first = results[0]
+    first = (results or [{"backend": "?", "device": "?", "submission": "?"}])[0]
     print(f"\nScore table - backend {first['backend']}, device: {first['device']}, "
           f"submission: {first['submission']}")
-    print(table(results))
+    print(table(results, not_run, missing))
     total = sum(r["score"] for r in results), sum(r["max_score"] for r in results)
-    print(f"Total: {total[0]:g} / {total[1]:g} points")
+    print(f"Total: {total[0]:g} / {total[1]:g} points" + (" (labs run this time)" if not_run else ""))
+    results_dir = os.path.relpath(os.path.join(build_dir, "results"))
     for lab in results:
         failed = [test for test in lab["tests"] if test["status"] == "failed"]
         for test in failed[:FAILURES_SHOWN_PER_LAB]:
-            print(f"  FAILED {lab['lab']} {test['name']}: {telling_line(test['message'])[:160]}")
-        if len(failed) > FAILURES_SHOWN_PER_LAB:
-            print(f"  ... and {len(failed) - FAILURES_SHOWN_PER_LAB} more failed tests in "
-                  f"{lab['lab']} (meson test -C {build_dir} --suite {lab['lab'].split('-')[0]} "
-                  f"--print-errorlogs shows them all)")
+            print(f"  FAILED {lab['lab']} {test['name']}: {telling_line(test['message'])}")
+            for hint in [line.strip() for line in test["message"].splitlines() if "hint:" in line][:2]:
+                if hint.count(")") > hint.count("("):
+                    hint = hint[:-1]  # GoogleTest's "Actual: false (...)" closes on this line
+                print(f"    {hint}")
+        if failed and os.path.exists(os.path.join(build_dir, "results", f"{lab['lab']}-failures.txt")):
+            more = f"{len(failed) - FAILURES_SHOWN_PER_LAB} more and " if len(failed) > FAILURES_SHOWN_PER_LAB else ""
+            print(f"    ({more}every full message: {results_dir}/{lab['lab']}-failures.txt)")
+    for lab in missing:
+        print(f"  {lab}: see {results_dir}/{lab}-output.txt")
     skipped = [t for lab in results for t in lab["tests"] if t["status"] == "skipped"]
     if skipped:
         reason = (skipped[0]["message"].strip().splitlines() or [""])[-1]
         print(f"  {len(skipped)} test(s) skipped; e.g. {skipped[0]['name']}: {reason[:160]}")
-    return 0
+    try:
+        with open(os.path.join(build_dir, "backend-reason.txt")) as f:
+            reason = f.read().strip()
+    except OSError:
+        reason = ""
+    if reason:
+        print(f"  CPU backend, speed tests skipped: {reason}")
+    passed, failed, skipped = (sum(c) for c in zip(*(counts(lab) for lab in results))) if results else (0, 0, 0)
+    print(f"{passed} passed, {failed} failed, {skipped} skipped")
+    return 1 if failed or missing else 0
 
 
 if __name__ == "__main__":

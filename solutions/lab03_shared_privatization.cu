@@ -91,7 +91,8 @@ __global__ void histogram_v2_shared_grid_stride_kernel(const int* d_samples, int
 }
 
 // v3: blockDim.x == kByteBins, so thread t zeroes and merges bin t and needs no loop for either.
-__global__ void histogram_v3_bytes_kernel(const unsigned char* d_bytes, int n, unsigned int* d_bins) {
+__global__ void __launch_bounds__(kByteBins)
+    histogram_v3_bytes_kernel(const unsigned char* d_bytes, int n, unsigned int* d_bins) {
   __shared__ unsigned int s_bins[kByteBins];
   s_bins[threadIdx.x] = 0;
   __syncthreads();
@@ -116,7 +117,10 @@ __global__ void histogram_v4_wide_kernel(const unsigned int* d_values, int n, un
 }
 
 // v4, second kernel: one thread per bin reads it once and writes it only when it is over the cap.
-__global__ void saturate_v4_kernel(unsigned int* d_bins, int num_bins, unsigned int cap) {
+constexpr int kSaturateThreads = 256;
+
+__global__ void __launch_bounds__(kSaturateThreads)
+    saturate_v4_kernel(unsigned int* d_bins, int num_bins, unsigned int cap) {
   const int b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b < num_bins && d_bins[b] > cap) d_bins[b] = cap;
 }
@@ -132,8 +136,6 @@ __global__ void histogram_v5_letters_kernel(const unsigned char* d_text, int n, 
   }
   merge_private(s_bins, d_bins, kLetterBins);
 }
-
-constexpr int kSaturateThreads = 256;
 
 }  // namespace
 

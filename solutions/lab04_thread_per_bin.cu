@@ -30,8 +30,9 @@ __device__ void copy_chunk_to_shared(const int* d_samples, Chunk chunk, int* s_c
 }
 
 // v1: thread t owns bin t; it scans every sample of the chunk and counts the ones equal to t.
-__global__ void histogram_v1_inverse_kernel(const int* d_samples, int n, int* d_bins,
-                                            int samples_per_block) {
+__global__ void __launch_bounds__(threads_to_cover_the_bins(kBinsPerThreadInverse))
+    histogram_v1_inverse_kernel(const int* d_samples, int n, int* d_bins,
+                                int samples_per_block) {
   extern __shared__ int s_chunk[];  // samples_per_block ints, sized by the launch
   __shared__ int s_counts[kNumBins];
   const Chunk chunk = this_blocks_chunk(n, samples_per_block);
@@ -47,8 +48,9 @@ __global__ void histogram_v1_inverse_kernel(const int* d_samples, int n, int* d_
 
 // v2: the count moves from shared memory to a register and the `if` becomes a 0-or-1 add, so the
 // loop is a broadcast read (all 32 lanes read the same word), a compare and an add.
-__global__ void histogram_v2_banks_kernel(const int* d_samples, int n, int* d_bins,
-                                          int samples_per_block) {
+__global__ void __launch_bounds__(threads_to_cover_the_bins(kBinsPerThreadBanks))
+    histogram_v2_banks_kernel(const int* d_samples, int n, int* d_bins,
+                              int samples_per_block) {
   extern __shared__ int s_chunk[];
   const Chunk chunk = this_blocks_chunk(n, samples_per_block);
   copy_chunk_to_shared(d_samples, chunk, s_chunk);
@@ -63,8 +65,9 @@ __global__ void histogram_v2_banks_kernel(const int* d_samples, int n, int* d_bi
 
 // v3: each thread owns bins t and t + 512, so one shared read serves two compares and the block
 // needs half the threads; xor is zero exactly when the sample equals the bin.
-__global__ void histogram_v3_banks2_kernel(const int* d_samples, int n, int* d_bins,
-                                           int samples_per_block) {
+__global__ void __launch_bounds__(threads_to_cover_the_bins(kBinsPerThreadBanks2))
+    histogram_v3_banks2_kernel(const int* d_samples, int n, int* d_bins,
+                               int samples_per_block) {
   constexpr int kBinStride = kNumBins / kBinsPerThreadBanks2;
   extern __shared__ int s_chunk[];
   const Chunk chunk = this_blocks_chunk(n, samples_per_block);
@@ -84,8 +87,9 @@ __global__ void histogram_v3_banks2_kernel(const int* d_samples, int n, int* d_b
 
 // v4: four bins per thread, t + k*256; the counts are an array that the unrolled loops index
 // with constants only, so it stays in registers.
-__global__ void histogram_v4_banks4_kernel(const int* d_samples, int n, int* d_bins,
-                                           int samples_per_block) {
+__global__ void __launch_bounds__(threads_to_cover_the_bins(kBinsPerThreadBanks4))
+    histogram_v4_banks4_kernel(const int* d_samples, int n, int* d_bins,
+                               int samples_per_block) {
   constexpr int kBins = kBinsPerThreadBanks4;
   constexpr int kBinStride = kNumBins / kBins;
   extern __shared__ int s_chunk[];

@@ -88,7 +88,8 @@ __global__ void histogram_kernel(const std::uint8_t* d_pixels, int n, unsigned* 
 
 // 256 threads, one bin each: lab 05's block scan from warp scans, turned exclusive by subtracting
 // each thread's own bin; the last thread also writes the total.
-__global__ void cdf_kernel(const unsigned* d_bins, unsigned* d_cdf) {
+__global__ void __launch_bounds__(kGrayLevels)
+    cdf_kernel(const unsigned* d_bins, unsigned* d_cdf) {
   __shared__ unsigned warp_totals[kGrayLevels / kWarpSize];
   const int t = threadIdx.x;
   const int lane = t % kWarpSize;
@@ -112,7 +113,8 @@ __global__ void cdf_kernel(const unsigned* d_bins, unsigned* d_cdf) {
 // Level v's share of the pixels at or below it, stretched over 0..255. The darkest level present is
 // the one with nothing darker (cdf[v] == 0) and something at v (cdf[v+1] > 0): exactly one thread
 // finds it. 64-bit integers: 255 * N overflows 32 bits from 16.8 million pixels on.
-__global__ void lut_kernel(const unsigned* d_cdf, std::uint8_t* d_lut) {
+__global__ void __launch_bounds__(kGrayLevels)
+    lut_kernel(const unsigned* d_cdf, std::uint8_t* d_lut) {
   __shared__ unsigned s_c_min;
   const int v = threadIdx.x;
   const unsigned long long c = d_cdf[v + 1];
@@ -135,8 +137,9 @@ __global__ void lut_kernel(const unsigned* d_cdf, std::uint8_t* d_lut) {
 
 // ---- stage 4: remap -----------------------------------------------------------------------------
 // The table is read once per pixel: from shared memory, not from global memory through the cache.
-__global__ void remap_kernel(const std::uint8_t* d_pixels, int n, const std::uint8_t* d_lut,
-                             std::uint8_t* d_out) {
+__global__ void __launch_bounds__(kRemapThreads)
+    remap_kernel(const std::uint8_t* d_pixels, int n, const std::uint8_t* d_lut,
+                 std::uint8_t* d_out) {
   __shared__ std::uint8_t s_lut[kGrayLevels];
   for (int v = threadIdx.x; v < kGrayLevels; v += blockDim.x) s_lut[v] = d_lut[v];
   __syncthreads();

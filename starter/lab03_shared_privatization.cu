@@ -38,7 +38,8 @@ __global__ void histogram_v2_shared_grid_stride_kernel(const int* d_samples, int
 }
 
 // v3: blockDim.x == kByteBins: thread t zeroes and merges bin t.
-__global__ void histogram_v3_bytes_kernel(const unsigned char* d_bytes, int n, unsigned int* d_bins) {
+__global__ void __launch_bounds__(kByteBins)
+    histogram_v3_bytes_kernel(const unsigned char* d_bytes, int n, unsigned int* d_bins) {
   __shared__ unsigned int s_bins[kByteBins];
   // TODO(Q3.1): zero your bin, barrier, grid-stride loop over the bytes, barrier, merge your bin
   // (about 8 lines, no loop for the zeroing or the merge).
@@ -52,7 +53,10 @@ __global__ void histogram_v4_wide_kernel(const unsigned int* d_values, int n, un
 }
 
 // v4, second kernel: one thread per bin.
-__global__ void saturate_v4_kernel(unsigned int* d_bins, int num_bins, unsigned int cap) {
+constexpr int kSaturateThreads = 256;
+
+__global__ void __launch_bounds__(kSaturateThreads)
+    saturate_v4_kernel(unsigned int* d_bins, int num_bins, unsigned int cap) {
   const int b = blockIdx.x * blockDim.x + threadIdx.x;
   // TODO(Q4.2): if bin b exists and holds more than cap, set it to cap (2 lines).
 }
@@ -63,8 +67,6 @@ __global__ void histogram_v5_letters_kernel(const unsigned char* d_text, int n, 
   // TODO(Q5.1): zero (blocks may have fewer than 7 threads), barrier, a grid-stride loop counting
   // the letters into s_bins, barrier, merge (about 12 lines).
 }
-
-constexpr int kSaturateThreads = 256;
 
 }  // namespace
 

@@ -29,8 +29,9 @@ __device__ void copy_chunk_to_shared(const int* d_samples, Chunk chunk, int* s_c
 }
 
 // v1: thread t owns bin t; it scans every sample of the chunk and counts the ones equal to t.
-__global__ void histogram_v1_inverse_kernel(const int* d_samples, int n, int* d_bins,
-                                            int samples_per_block) {
+__global__ void __launch_bounds__(threads_to_cover_the_bins(kBinsPerThreadInverse))
+    histogram_v1_inverse_kernel(const int* d_samples, int n, int* d_bins,
+                                int samples_per_block) {
   extern __shared__ int s_chunk[];  // samples_per_block ints, sized by the launch
   __shared__ int s_counts[kNumBins];
   const Chunk chunk = this_blocks_chunk(n, samples_per_block);
@@ -42,8 +43,9 @@ __global__ void histogram_v1_inverse_kernel(const int* d_samples, int n, int* d_
 }
 
 // v2: as v1, but the count lives in a register and the compare is branch-free.
-__global__ void histogram_v2_banks_kernel(const int* d_samples, int n, int* d_bins,
-                                          int samples_per_block) {
+__global__ void __launch_bounds__(threads_to_cover_the_bins(kBinsPerThreadBanks))
+    histogram_v2_banks_kernel(const int* d_samples, int n, int* d_bins,
+                              int samples_per_block) {
   extern __shared__ int s_chunk[];
   const Chunk chunk = this_blocks_chunk(n, samples_per_block);
   copy_chunk_to_shared(d_samples, chunk, s_chunk);
@@ -54,8 +56,9 @@ __global__ void histogram_v2_banks_kernel(const int* d_samples, int n, int* d_bi
 }
 
 // v3: each thread owns bins t and t + 512, with half the threads per block.
-__global__ void histogram_v3_banks2_kernel(const int* d_samples, int n, int* d_bins,
-                                           int samples_per_block) {
+__global__ void __launch_bounds__(threads_to_cover_the_bins(kBinsPerThreadBanks2))
+    histogram_v3_banks2_kernel(const int* d_samples, int n, int* d_bins,
+                               int samples_per_block) {
   constexpr int kBinStride = kNumBins / kBinsPerThreadBanks2;
   extern __shared__ int s_chunk[];
   const Chunk chunk = this_blocks_chunk(n, samples_per_block);
@@ -68,8 +71,9 @@ __global__ void histogram_v3_banks2_kernel(const int* d_samples, int n, int* d_b
 }
 
 // v4: four bins per thread, t + k*256.
-__global__ void histogram_v4_banks4_kernel(const int* d_samples, int n, int* d_bins,
-                                           int samples_per_block) {
+__global__ void __launch_bounds__(threads_to_cover_the_bins(kBinsPerThreadBanks4))
+    histogram_v4_banks4_kernel(const int* d_samples, int n, int* d_bins,
+                               int samples_per_block) {
   constexpr int kBins = kBinsPerThreadBanks4;
   constexpr int kBinStride = kNumBins / kBins;
   extern __shared__ int s_chunk[];

@@ -38,7 +38,8 @@ __global__ void histogram_kernel(const std::uint8_t* d_pixels, int n, unsigned* 
 
 // 256 threads, one bin each: lab 05's block scan from warp scans, turned exclusive by subtracting
 // each thread's own bin; the last thread also writes the total.
-__global__ void cdf_kernel(const unsigned* d_bins, unsigned* d_cdf) {
+__global__ void __launch_bounds__(kGrayLevels)
+    cdf_kernel(const unsigned* d_bins, unsigned* d_cdf) {
   // TODO(Q3.2): thread t holds bin t; scan within the warps, then the 8 warp totals (one warp),
   // then add the totals of the warps before. Store the exclusive scan (the inclusive one minus
   // the thread's own bin) in d_cdf[t], and the total in d_cdf[256] (about 18 lines).
@@ -48,7 +49,8 @@ __global__ void cdf_kernel(const unsigned* d_bins, unsigned* d_cdf) {
 // Level v's share of the pixels at or below it, stretched over 0..255. The darkest level present is
 // the one with nothing darker (cdf[v] == 0) and something at v (cdf[v+1] > 0): exactly one thread
 // finds it. 64-bit integers: 255 * N overflows 32 bits from 16.8 million pixels on.
-__global__ void lut_kernel(const unsigned* d_cdf, std::uint8_t* d_lut) {
+__global__ void __launch_bounds__(kGrayLevels)
+    lut_kernel(const unsigned* d_cdf, std::uint8_t* d_lut) {
   // TODO(Q4.1): thread v computes d_lut[v]. Find c_min in a __shared__ variable: exactly one thread
   // sees d_cdf[v] == 0 and d_cdf[v + 1] > 0. Then lut[v] = v when N - c_min is 0, 0 when
   // c(v) < c_min, else (2 * 255 * (c - c_min) + spread) / (2 * spread) in 64-bit integers
@@ -57,8 +59,9 @@ __global__ void lut_kernel(const unsigned* d_cdf, std::uint8_t* d_lut) {
 
 // ---- stage 4: remap -----------------------------------------------------------------------------
 // The table is read once per pixel: from shared memory, not from global memory through the cache.
-__global__ void remap_kernel(const std::uint8_t* d_pixels, int n, const std::uint8_t* d_lut,
-                             std::uint8_t* d_out) {
+__global__ void __launch_bounds__(kRemapThreads)
+    remap_kernel(const std::uint8_t* d_pixels, int n, const std::uint8_t* d_lut,
+                 std::uint8_t* d_out) {
   // TODO(Q5.1): copy the table into __shared__ std::uint8_t s_lut[kGrayLevels], barrier; then a
   // grid-stride loop over the pixels four at a time (uchar4 in, uchar4 out), each through s_lut;
   // the last n % 4 pixels by the first threads of the grid (about 14 lines).

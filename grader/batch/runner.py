@@ -26,6 +26,7 @@ OUTPUT_HEAD_BYTES = 48 * 1024   # of each attempt's output, the first ...
 OUTPUT_TAIL_BYTES = 16 * 1024   # ... and the last bytes are kept
 MAX_CHANNEL_LINE = 1 << 20
 KILL_GRACE_S = 0.5
+WATCHDOG_EXIT = 124  # grader/core/watchdog.hpp: a test overstayed GRADER_TEST_TIMEOUT
 
 # CUDA errors after which the context is unusable: every later call in the process fails too.
 STICKY_ERRORS = re.compile(
@@ -134,7 +135,9 @@ def describe_signal(number):
         name = signal.Signals(number).name
     except ValueError:
         return f"signal {number}"
-    meaning = {"SIGSEGV": "segmentation fault: a read or write outside the program's memory",
+    meaning = {"SIGSEGV": "segmentation fault: a read or write outside the program's memory; on "
+                          "the CPU backend, often a kernel index past the end of a buffer (a "
+                          "missing i < n tail check?)",
                "SIGBUS": "bus error: a misaligned or invalid memory access",
                "SIGABRT": "aborted (abort(), a failed assert, or an uncaught exception)",
                "SIGFPE": "arithmetic fault (an integer division by zero?)",
@@ -309,6 +312,11 @@ def run_attempt(command, tests, env, cwd, timeout, user, result, deadline_total,
         attempt.returncode = "stopped"
         attempt.reason = "stopped after a sticky CUDA error; the remaining tests run in a new process"
         fault, why = "", ""
+    elif returncode == WATCHDOG_EXIT and "[ watchdog ]" in tail:
+        attempt.returncode = returncode
+        attempt.reason = f"{current} overstayed the program's own watchdog"
+        fault, why = "timeout", ("timed out: " + next(line for line in tail.splitlines()
+                                                      if "[ watchdog ]" in line).split("] ", 1)[1])
     elif returncode < 0:
         attempt.returncode = returncode
         attempt.reason = f"the program crashed: {describe_signal(-returncode)}"

@@ -225,6 +225,7 @@ class Batch:
         if os.environ.get("LD_LIBRARY_PATH"):
             env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
         env.update({k: v for k, v in worker_env.items() if k != "GRADER_SEED"})
+        env["GRADER_TEST_TIMEOUT"] = "0"  # the runner's own --timeout watches every test
         if gpu is not None:
             env["CUDA_VISIBLE_DEVICES"] = gpu
         if self.sandbox is not None:

@@ -5,6 +5,7 @@
 #pragma once
 #include <gtest/gtest.h>
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -12,6 +13,9 @@
 #include "grader/core/compare.hpp"
 #include "grader/core/cuda_check.cuh"
 #include "grader/core/device_buffer.cuh"
+#ifdef CUDA_CPU_BACKEND
+#include "cpu_backend/control.hpp"
+#endif
 
 namespace grader {
 
@@ -20,18 +24,25 @@ struct KernelRun {
   std::string launch;  // "256 threads/block, 7 samples/thread"
 };
 
+// What the wrong bins show, where the evidence is unambiguous (e.g. "exactly the last 7 samples
+// were not counted"); "" when it shows nothing certain. histogram_check.cuh gives one.
+template <class Bin>
+using BinsHint = std::function<std::string(const std::vector<Bin>& got)>;
+
 // Runs `launch(d_samples, n, d_bins)` on `samples` and bins full of poison, then compares the bins
-// with `expected`. `what` describes the input, e.g. "4099 random bytes".
+// with `expected`. `what` describes the input, e.g. "4099 random bytes". When they differ, the same
+// input runs once more (on the CPU backend under another schedule seed): bins that change between
+// two runs are a race's signature.
 template <class Sample, class Bin, class Launch>
 ::testing::AssertionResult bins_match(const std::string& what, const std::vector<Sample>& samples,
                                       const std::vector<Bin>& expected, const KernelRun& run,
-                                      Launch&& launch) {
+                                      Launch&& launch, const BinsHint<Bin>& hint = {}) {
   const std::string where = "[" + what + "] " + run.kernel + " (" + run.launch + ")";
   std::vector<Bin> bins;
   try {
     DeviceBuffer<Sample> d_samples(samples);
     DeviceBuffer<Bin> d_bins(expected.size());
-    std::forward<Launch>(launch)(d_samples.data(), static_cast<int>(samples.size()), d_bins.data());
+    launch(d_samples.data(), static_cast<int>(samples.size()), d_bins.data());
     check_kernel_ran(run.kernel, run.launch);
     const std::string bins_damage = d_bins.guard_damage();
     if (!bins_damage.empty()) {
@@ -50,7 +61,29 @@ template <class Sample, class Bin, class Launch>
   }
   const Comparison comparison = compare_exact(expected, bins, static_cast<Bin>(kPoisonWord));
   if (comparison.matches()) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << where << ": " << comparison.describe("bin");
+  std::string hints;
+  if (comparison.poisoned == 0) {
+    if (hint) hints = hint(bins);
+    try {
+#ifdef CUDA_CPU_BACKEND
+      struct OtherSchedule {  // the rerun's threads meet in another order; restored after it
+        std::uint64_t seed = cpu_backend::schedule_seed();
+        OtherSchedule() { cpu_backend::set_schedule_seed(seed + 7919); }
+        ~OtherSchedule() { cpu_backend::set_schedule_seed(seed); }
+      } other_schedule;
+#endif
+      DeviceBuffer<Sample> d_samples(samples);
+      DeviceBuffer<Bin> d_bins(expected.size());
+      launch(d_samples.data(), static_cast<int>(samples.size()), d_bins.data());
+      check_kernel_ran(run.kernel, run.launch);
+      if (d_bins.download() != bins) {
+        hints += "\n  hint: the same input gave other bins when it ran again: likely a race (a "
+                 "missing __syncthreads(), or a non-atomic update of a shared bin)";
+      }
+    } catch (const CudaError&) {
+    }
+  }
+  return ::testing::AssertionFailure() << where << ": " << comparison.describe("bin") << hints;
 }
 
 // Runs `update(d_bins, count)` on a copy of `before` and compares the result with `expected`:

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <cstring>
+#include <filesystem>
 
 #include "grader/core/device.cuh"
 #include "grader/core/results.hpp"
 #include "grader/core/run_options.hpp"
+#include "grader/core/watchdog.hpp"
 
 namespace {
 
@@ -16,10 +19,29 @@ bool every_test_skipped(const ::testing::UnitTest& unit) {
   return unit.test_to_run_count() > 0 && unit.skipped_test_count() == unit.test_to_run_count();
 }
 
+// --grader-list-points: each test's points, "NAME PASS STRETCH" a line, for grade.py's table (a
+// test that crashes still counts in the maximum). Runs nothing.
+int list_points(const ::testing::UnitTest& unit) {
+  for (int s = 0; s < unit.total_test_suite_count(); ++s) {
+    const ::testing::TestSuite& suite = *unit.GetTestSuite(s);
+    for (int t = 0; t < suite.total_test_count(); ++t) {
+      const std::string name = std::string(suite.name()) + "." + suite.GetTestInfo(t)->name();
+      const grader::TestPoints points = grader::points_for(name);
+      std::printf("%s %g %g\n", name.c_str(), points.pass, points.stretch);
+    }
+  }
+  return 0;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--grader-list-points") == 0) {
+      return list_points(*::testing::UnitTest::GetInstance());
+    }
+  }
   try {
     grader::parse_run_options(argc, argv);
   } catch (const grader::UsageError& error) {
@@ -36,8 +58,14 @@ int main(int argc, char** argv) {
     std::printf("[ grader   ] backend %s, device: %s, seed %llu\n", context.backend.c_str(),
                 context.device.c_str(), static_cast<unsigned long long>(grader::run_options().seed));
   }
+  // A results file of an earlier run must not pass for this one's if this run dies before the end.
+  if (!grader::run_options().results_path.empty()) {
+    std::error_code ignored;
+    std::filesystem::remove(grader::run_options().results_path, ignored);
+  }
   ::testing::UnitTest& unit = *::testing::UnitTest::GetInstance();
   unit.listeners().Append(grader::new_results_listener(context));
+  unit.listeners().Append(grader::new_watchdog_listener());
   const int failed = RUN_ALL_TESTS();
   if (failed == 0 && every_test_skipped(unit)) return kExitAllSkipped;
   return failed;

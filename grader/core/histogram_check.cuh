@@ -12,14 +12,22 @@
 
 namespace grader {
 
+// The samples missing from (or added to) the bins, where they are exactly a run of the input: its
+// last ones (the tail), its first ones, or one aligned chunk (a block's or a thread's share).
+std::string missing_samples_hint(const std::vector<int>& samples, const std::vector<int>& expected,
+                                 const std::vector<int>& got);
+
 // `what` describes the input, e.g. "1023 uniform samples". The int-sample, int-bin case of
 // bins_match (bins_check.cuh), with the CPU reference histogram as the expected bins.
 template <class Launch>
 ::testing::AssertionResult histogram_matches_cpu(const std::string& what,
                                                  const std::vector<int>& samples, int num_bins,
                                                  const KernelRun& run, Launch&& launch) {
-  return bins_match(what, samples, cpu_histogram(samples, num_bins), run,
-                    std::forward<Launch>(launch));
+  const std::vector<int> expected = cpu_histogram(samples, num_bins);
+  return bins_match(what, samples, expected, run, std::forward<Launch>(launch),
+                    BinsHint<int>([&](const std::vector<int>& got) {
+                      return missing_samples_hint(samples, expected, got);
+                    }));
 }
 
 }  // namespace grader

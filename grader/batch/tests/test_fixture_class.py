@@ -27,7 +27,7 @@ FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures")
 TOOL = [sys.executable, os.path.join(ROOT, "grader", "grade_submissions.py")]
 FILE = "lab01_global_atomics.cu"
 HIDDEN_SEED = "918273645"  # long enough that finding it in an output is no accident
-COMMON = ["--backend", "cpu", "--labs", "01", "--jobs", "2", "--timeout", "5",
+COMMON = ["--backend", "cpu", "--labs", "01", "--jobs", "2", "--timeout", "10",
           "--no-matplotlib"]
 SLICES = ["Lab01Slices." + t for t in (
     "MatchesCpuOnUniformSamples", "MatchesCpuOnNormalSamples", "MatchesCpuOnAllEqualSamples",

@@ -1,4 +1,4 @@
-// Measures the cost of one fiber switch for each fiber implementation, by
+// Measures the cost of one fiber switch for each fiber implementation built in, by
 // bouncing between the host thread's own context and one fiber many times.
 // Run with `meson test --benchmark` or directly; prints nanoseconds/switch.
 #include "../src/fiber.hpp"
@@ -21,17 +21,26 @@ struct ping_pong {
     long remaining = 0;
 };
 
-#if defined(__x86_64__)
+#if CPU_BACKEND_FIBER_HAS_ASSEMBLY
 ping_pong<asm_fiber_context> asm_state;
 void asm_fiber_body(void*) {
     for (;;) asm_fiber_switch(asm_state.fiber, asm_state.host);
 }
 #endif
 
+#if CPU_BACKEND_FIBER_KIND == CPU_BACKEND_FIBER_KIND_BOOST
+ping_pong<boost_fiber_context> boost_state;
+void boost_fiber_body(void*) {
+    for (;;) boost_fiber_switch(boost_state.fiber, boost_state.host);
+}
+#endif
+
+#if CPU_BACKEND_FIBER_HAS_UCONTEXT
 ping_pong<ucontext_fiber_context> ucontext_state;
 void ucontext_fiber_body(void*) {
     for (;;) ucontext_fiber_switch(ucontext_state.fiber, ucontext_state.host);
 }
+#endif
 
 template <class State, class Prepare, class Switch>
 double nanoseconds_per_switch(State& state, Prepare prepare, Switch do_switch, fiber_entry_fn body) {
@@ -48,16 +57,24 @@ double nanoseconds_per_switch(State& state, Prepare prepare, Switch do_switch, f
 }  // namespace
 
 int main() {
-#if defined(__x86_64__)
+#if CPU_BACKEND_FIBER_HAS_ASSEMBLY
     double asm_ns = nanoseconds_per_switch(
         asm_state, [](auto& c, void* s, std::size_t n, fiber_entry_fn e, void* a) { asm_fiber_prepare(c, s, n, e, a); },
         [](auto& from, auto& to) { asm_fiber_switch(from, to); }, &asm_fiber_body);
-    std::printf("x86-64 assembly switch: %.1f ns per switch\n", asm_ns);
+    std::printf("%s switch: %.1f ns per switch\n", asm_fiber_name, asm_ns);
 #endif
+#if CPU_BACKEND_FIBER_KIND == CPU_BACKEND_FIBER_KIND_BOOST
+    double boost_ns = nanoseconds_per_switch(
+        boost_state, [](auto& c, void* s, std::size_t n, fiber_entry_fn e, void* a) { boost_fiber_prepare(c, s, n, e, a); },
+        [](auto& from, auto& to) { boost_fiber_switch(from, to); }, &boost_fiber_body);
+    std::printf("Boost.Context fcontext: %.1f ns per switch\n", boost_ns);
+#endif
+#if CPU_BACKEND_FIBER_HAS_UCONTEXT
     double uc_ns = nanoseconds_per_switch(
         ucontext_state, [](auto& c, void* s, std::size_t n, fiber_entry_fn e, void* a) { ucontext_fiber_prepare(c, s, n, e, a); },
         [](auto& from, auto& to) { ucontext_fiber_switch(from, to); }, &ucontext_fiber_body);
     std::printf("ucontext swapcontext:   %.1f ns per switch\n", uc_ns);
+#endif
     std::printf("backend uses: %s\n", fiber_implementation_name);
     return EXIT_SUCCESS;
 }

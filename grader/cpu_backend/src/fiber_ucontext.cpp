@@ -3,6 +3,8 @@
 // record whose address is split into two ints.
 #include "fiber.hpp"
 
+#if CPU_BACKEND_FIBER_HAS_UCONTEXT
+
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -55,3 +57,5 @@ void ucontext_fiber_switch(ucontext_fiber_context& from, const ucontext_fiber_co
 }
 
 }  // namespace cpu_backend::detail
+
+#endif

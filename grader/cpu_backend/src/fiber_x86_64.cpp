@@ -5,7 +5,8 @@
 // thread; kernels do not change it.
 #include "fiber.hpp"
 
-#if defined(__x86_64__)
+// ELF only (.type/.size directives): macOS uses Boost.Context (meson.build).
+#if CPU_BACKEND_FIBER_HAS_ASSEMBLY && defined(__x86_64__)
 
 #include <cstdint>
 

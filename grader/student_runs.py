@@ -1,0 +1,110 @@
+"""grade.py's test runs: each lab's graded program through the grader's test runner
+(grader/batch/runner.py), the one the batch grader uses. A crash, a CUDA fault or a hang then costs
+the test it happened in, reported with its cause in words (the signal, the CUDA error, the
+watchdog), and the lab's other tests still run in a fresh process. Then the lab's results file,
+made from this run alone, and a text file with every failure's full message.
+
+Verdicts still come from the grader's own listener (its private channel), never from the
+program's exit status or output; the points of every test come from the program's own table
+(--grader-list-points), so a test that crashed still counts in the maximum.
+"""
+import json
+import os
+import subprocess
+
+from batch import runner
+
+SCHEMA = "gpu-histogram-workbook/results/v1"
+DEFAULT_TEST_TIMEOUT_S = 30  # well under a minute: every test of every lab takes seconds
+
+
+def introspect_tests(build_dir):
+    done = subprocess.run(["meson", "introspect", build_dir, "--tests"], capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"meson introspect failed: {done.stderr.strip()[-500:]}")
+    return json.loads(done.stdout)
+
+
+def graded_programs(tests):
+    """{lab: meson test} of each lab's graded program (test 'labNN' in suite 'grade')."""
+    return {t["name"]: t for t in tests if " " not in t["name"]
+            and any(s.endswith(":grade") for s in t["suite"])}
+
+
+def technique_checks(tests, labs):
+    """Names of the technique-check tests of `labs` ('labNN technique')."""
+    return [t["name"] for t in tests if t["name"] in {f"{lab} technique" for lab in labs}]
+
+
+def points_table(command, env, cwd):
+    """[(test, pass points, stretch points)] in run order."""
+    done = subprocess.run(command + ["--grader-list-points"], capture_output=True, text=True,
+                          env=env, cwd=cwd, timeout=120)
+    if done.returncode != 0:
+        raise RuntimeError(f"{command[0]} --grader-list-points failed ({done.returncode}): "
+                           f"{(done.stdout + done.stderr)[-1000:]}")
+    table = []
+    for line in done.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            table.append((parts[0], float(parts[1]), float(parts[2])))
+    return table
+
+
+def score_of(outcome, points, stretch):
+    if outcome.status != "passed":
+        return 0.0
+    met = any(t.get("name") == "stretch" and t.get("met") for t in outcome.tiers)
+    return points + (stretch if met else 0.0)
+
+
+def run_lab(test, timeout_s=DEFAULT_TEST_TIMEOUT_S):
+    """Run one lab's graded program test by test; returns (results document, run output)."""
+    command = [arg for arg in test["cmd"] if not arg.startswith("--results=")]
+    submission = next((a.split("=", 1)[1] for a in command if a.startswith("--submission=")), "")
+    env = dict(os.environ, **(test.get("env") or {}))
+    env["GRADER_TEST_TIMEOUT"] = f"{timeout_s:g}"  # the program's own watchdog names the test
+    cwd = test.get("workdir") or os.getcwd()
+    table = points_table(command, env, cwd)
+    # The runner's kill comes a little after the watchdog's, which gives the clearer message.
+    result = runner.run_tests(command, [name for name, _, _ in table], env, cwd, timeout_s + 10)
+    tests = []
+    for name, points, stretch in table:
+        outcome = result.outcomes[name]
+        tests.append({"name": name, "status": outcome.status,
+                      "score": score_of(outcome, points, stretch), "max_score": points + stretch,
+                      "message": outcome.message, "metrics": outcome.metrics,
+                      "tiers": outcome.tiers, "fault": outcome.fault})
+    hello = result.hello or {}
+    document = {"schema": SCHEMA, "lab": test["name"], "submission": submission,
+                "backend": hello.get("backend", "?"), "device": hello.get("device", "?"),
+                "score": sum(t["score"] for t in tests),
+                "max_score": sum(t["max_score"] for t in tests), "tests": tests}
+    output = "\n".join(f"-- run {i}: {a.filter_count} test(s), status {a.returncode}"
+                       + (f": {a.reason}" if a.reason else "") + "\n" + a.output
+                       for i, a in enumerate(result.attempts, 1))
+    return document, output
+
+
+def failures_text(document):
+    """Every failed test with its whole message: what the score table shortens."""
+    lines = []
+    for test in document["tests"]:
+        if test["status"] == "failed":
+            lines += [f"FAILED {document['lab']} {test['name']}", test["message"].rstrip(), ""]
+    return "\n".join(lines)
+
+
+def write_results(results_dir, document, output):
+    """labNN.json (the score table's input), labNN-failures.txt, labNN-output.txt."""
+    os.makedirs(results_dir, exist_ok=True)
+    lab = document["lab"]
+    files = {f"{lab}.json": json.dumps(document, indent=1) + "\n",
+             f"{lab}-failures.txt": failures_text(document),
+             f"{lab}-output.txt": output}
+    for name, text in files.items():
+        temporary = os.path.join(results_dir, name + ".partial")
+        with open(temporary, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(temporary, os.path.join(results_dir, name))
