@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 
 namespace grader {
 
@@ -77,8 +78,17 @@ JsonWriter& JsonWriter::value(double number) {
     out_ += "null";
     return *this;
   }
+  // Whole numbers as integers (33554432, not 3.35544e+07); others with the digits that read back
+  // to the same double.
   char digits[32];
-  std::snprintf(digits, sizeof digits, "%.6g", number);
+  if (number == std::trunc(number) && std::fabs(number) < 9007199254740992.0) {
+    std::snprintf(digits, sizeof digits, "%.0f", number);
+  } else {
+    for (int precision = 15; precision <= 17; ++precision) {  // the shortest that reads back
+      std::snprintf(digits, sizeof digits, "%.*g", precision, number);
+      if (std::strtod(digits, nullptr) == number) break;
+    }
+  }
   out_ += digits;
   return *this;
 }

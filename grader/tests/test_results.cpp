@@ -9,6 +9,12 @@ TEST(JsonWriter, EscapesQuotesBackslashesAndControlCharacters) {
   EXPECT_EQ(grader::json_escape("a\"b\\c\nd\x01"), "a\\\"b\\\\c\\nd\\u0001");
 }
 
+TEST(JsonWriter, WritesWholeNumbersExactlyAndOthersShortest) {
+  grader::JsonWriter json;
+  json.begin_array().value(33554432.0).value(0.114).value(1.0 / 3).value(-2.0).end_array();
+  EXPECT_EQ(json.text(), "[33554432,0.114,0.3333333333333333,-2]");
+}
+
 TEST(JsonWriter, SeparatesMembersAndNestsContainers) {
   grader::JsonWriter json;
   json.begin_object().key("a").value(1).key("b").begin_array().value(true).value("x").end_array();
