@@ -34,7 +34,9 @@ class LabBuild:
     lab: str
     status: str                 # built, compile_error, missing, build_timeout
     output: str = ""            # the compiler's messages, when it failed
-    program: str = ""           # the built program (in the worker's build folder)
+    program: str = ""           # the built runner: the submission's code (in the worker's build folder)
+    checker: str = ""           # the lab's checker (the grader's tests, never the student's code)
+    yardstick_runner: str = ""  # the grader's yardsticks, timed like the student's code
     objects: list = field(default_factory=list)
     findings: list = field(default_factory=list)   # integrity findings, before calibration
     checks: list = field(default_factory=list)     # results of the lab's other grade tests
@@ -128,7 +130,8 @@ class Worker:
             if code != 0:
                 raise RuntimeError(f"meson setup failed for worker {self.index}:\n{out[-4000:]}")
         self._introspect()
-        fixed = [t["ninja"] for t in self.targets.values()] + [self.scanner_target, self.data_target]
+        fixed = [t["ninja"] for t in self.targets.values()] + [t["checker_ninja"] for t in self.targets.values()]
+        fixed += [self.scanner_target, self.data_target, os.path.relpath(self.yardstick_runner, self.build_dir)]
         code, out = run_quiet(["ninja", "-C", self.build_dir, f"-j{self.ninja_jobs}"] + fixed,
                               BUILD_TIMEOUT_S * 2)
         if code != 0:
@@ -166,13 +169,18 @@ class Worker:
         by_name = {t["name"]: t for t in targets}
         rel = lambda path: os.path.relpath(path, self.build_dir)
         for lab in self.labs:
-            target = by_name.get(lab.name + "_graded")
-            if target is None:
-                raise RuntimeError(f"the build has no program for {lab.name} (target "
-                                   f"{lab.name}_graded); was it selected with -Dlabs?")
-            program = target["filename"][0]
-            graded = [t for t in tests if os.path.abspath(t["cmd"][0]) == os.path.abspath(program)]
+            # The checker (the lab's tests, built once) and the runner (the submission's code,
+            # rebuilt for each submission): grader/core/student_code.hpp.
+            checker, runner = by_name.get(lab.name + "_checker"), by_name.get(lab.name + "_runner_graded")
+            if checker is None or runner is None:
+                raise RuntimeError(f"the build has no programs for {lab.name} (targets "
+                                   f"{lab.name}_checker, {lab.name}_runner_graded); was it selected "
+                                   "with -Dlabs?")
+            program = runner["filename"][0]
+            checker_path = checker["filename"][0]
+            graded = [t for t in tests if os.path.abspath(t["cmd"][0]) == os.path.abspath(checker_path)]
             self.targets[lab.name] = {"program": program, "ninja": rel(program),
+                                      "checker": checker_path, "checker_ninja": rel(checker_path),
                                       "objects_dir": program + ".p",
                                       "args": graded[0]["cmd"][1:] if graded else [],
                                       "env": graded[0].get("env") or {} if graded else {}}
@@ -180,7 +188,8 @@ class Worker:
                 t for t in tests
                 if any(s.endswith(":grade") for s in t["suite"])
                 and any(s.endswith(":" + lab.name) for s in t["suite"])
-                and os.path.abspath(t["cmd"][0]) != os.path.abspath(program)]
+                and os.path.abspath(t["cmd"][0]) != os.path.abspath(checker_path)]
+        self.yardstick_runner = by_name["grader_yardstick_runner"]["filename"][0]
         self.scanner = by_name["batch_source_scan"]["filename"][0]
         self.scanner_target = rel(self.scanner)
         self.data_file = by_name["standard-data"]["filename"][0]
@@ -235,7 +244,12 @@ class Worker:
                 build.output = clean_compiler_output(out, self.slot)
             else:
                 build.program = target["program"]
-                build.objects = sorted(glob.glob(os.path.join(target["objects_dir"], "*.o")))
+                build.checker = target["checker"]
+                build.yardstick_runner = self.yardstick_runner
+                # The submission's own object: the runner's others are the grader's call table.
+                stem = os.path.splitext(lab.submission_file)[0]
+                build.objects = sorted(o for o in glob.glob(os.path.join(target["objects_dir"], "*.o"))
+                                       if stem in os.path.basename(o))
             # Symbols: where it compiled; the source rules above cover the rest.
             symbols = integrity.nm_symbols(build.objects) if build.objects else None
             if symbols is not None:

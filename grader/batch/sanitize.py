@@ -56,6 +56,10 @@ def parse_tools(spec, available):
     return tools
 
 
+# What the checker's message says when the runner crashed, hung or exited (grader/core/student_code.cu).
+RUNNER_FAULT = "the process running your code"
+
+
 def command_prefix(tool_path, tool):
     return [tool_path, "--tool", tool, "--print-limit", "10", "--show-backtrace", "no"]
 
@@ -82,7 +86,10 @@ def evidence(run_result):
         for name, lines in hazards_by_test(attempt.output).items():
             found[name] = "it reported:\n" + "\n".join(lines[:6])
     for name, outcome in run_result.outcomes.items():
-        if outcome.status == "failed" and not outcome.fault and name not in found:
+        # The runner (the student's code under the tool) crashing or hanging is the tool's limit
+        # as much as the code's: like a crash of the harness, it never counts.
+        runner_fault = RUNNER_FAULT in outcome.message
+        if outcome.status == "failed" and not outcome.fault and not runner_fault and name not in found:
             found[name] = ("under its schedule the result was wrong:\n"
                            + "\n".join(outcome.message.strip().splitlines()[:6]))
     return found

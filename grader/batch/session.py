@@ -17,6 +17,11 @@ from dataclasses import dataclass
 from . import builder, project, runner, sandbox, sanitize
 
 
+# Beside each staged runner: its lab's checker; once per run folder: the yardstick runner.
+CHECKER_SUFFIX = "-checker"
+YARDSTICK_RUNNER = "yardstick-runner"
+
+
 @dataclass
 class RunUser:
     uid: int
@@ -211,9 +216,15 @@ class Batch:
                 os.chmod(path, 0o644)
         programs = {}
         for name in labs_to_run:
+            # The submission's runner, the lab's checker and the grader's yardstick runner, side by
+            # side (launch() finds the two others next to the runner).
             programs[name] = os.path.join(folder, name)
-            shutil.copyfile(builds[name].program, programs[name])
-            os.chmod(programs[name], 0o755)
+            for source, copy in [(builds[name].program, programs[name]),
+                                 (builds[name].checker, programs[name] + CHECKER_SUFFIX),
+                                 (builds[name].yardstick_runner, os.path.join(folder, YARDSTICK_RUNNER))]:
+                if not os.path.exists(copy):
+                    shutil.copyfile(source, copy)
+                    os.chmod(copy, 0o755)
         return folder, programs
 
     def launch(self, program, folder, gpu, worker_env, run_inputs=()):
@@ -228,11 +239,16 @@ class Batch:
         env["GRADER_TEST_TIMEOUT"] = "0"  # the runner's own --timeout watches every test
         if gpu is not None:
             env["CUDA_VISIBLE_DEVICES"] = gpu
+        companions = {"checker": program + CHECKER_SUFFIX,
+                      "yardstick_runner": os.path.join(os.path.dirname(program), YARDSTICK_RUNNER)}
         if self.sandbox is not None:
             env.update(HOME="/tmp", TMPDIR="/tmp")
-            paths = {"program": "/sandbox/program", "submission": "/sandbox/submission",
-                     "data": "/sandbox/data.bin"}
-            bound = [(program, paths["program"]), (os.path.join(folder, "src"), paths["submission"]),
+            paths = {"program": "/sandbox/runner", "checker": "/sandbox/checker",
+                     "yardstick_runner": "/sandbox/yardstick-runner",
+                     "submission": "/sandbox/submission", "data": "/sandbox/data.bin"}
+            bound = [(program, paths["program"]), (companions["checker"], paths["checker"]),
+                     (companions["yardstick_runner"], paths["yardstick_runner"]),
+                     (os.path.join(folder, "src"), paths["submission"]),
                      (self.data_file, paths["data"]), (self.snapshot, self.snapshot)]
             bound += [(path, path) for path in run_inputs]
 
@@ -244,7 +260,8 @@ class Batch:
             os.chown(home, self.user.uid, self.user.gid)
         os.chmod(home, 0o700)
         env.update(HOME=home, TMPDIR=home)
-        paths = {"program": program, "submission": os.path.join(folder, "src"), "data": self.data_file}
+        paths = {"program": program, "submission": os.path.join(folder, "src"), "data": self.data_file,
+                 **companions}
         return paths, env, home, None
 
     @property
@@ -255,7 +272,7 @@ class Batch:
 
     def list_lab_tests(self, program, folder, gpu, worker_env, run_inputs=()):
         paths, env, cwd, wrap = self.launch(program, folder, gpu, worker_env, run_inputs)
-        return runner.list_tests([paths["program"]], env, cwd, 120, user=self.user, wrap=wrap)
+        return runner.list_tests([paths["checker"]], env, cwd, 120, user=self.user, wrap=wrap)
 
     def run_lab(self, program, folder, tests, gpu, worker_args, worker_env, budget, run_inputs=(),
                 tool=None):
@@ -295,10 +312,10 @@ class Batch:
                  tool=None):
         paths, env, cwd, wrap = self.launch(program, folder, gpu, worker_env, run_inputs)
         timeout = self.args.timeout
-        prefix = []
         if tool:
             env.update(sanitize.ENVIRONMENT)
-            prefix = sanitize.command_prefix(self.sanitizer_path, tool)
+            # The sanitizer runs the student's code: the checker starts its runner through it.
+            env["GRADER_RUNNER_WRAPPER"] = "\n".join(sanitize.command_prefix(self.sanitizer_path, tool))
             timeout *= 5  # the tool slows kernels down many times, even on small inputs
         args = []
         for arg in worker_args:
@@ -308,8 +325,12 @@ class Batch:
                 arg = "--data=" + paths["data"]
             elif arg.startswith("--submission="):
                 arg = "--submission=" + paths["submission"]
+            elif arg.startswith("--runner="):
+                arg = "--runner=" + paths["program"]
+            elif arg.startswith("--yardstick-runner="):
+                arg = "--yardstick-runner=" + paths["yardstick_runner"]
             args.append(arg)
-        return runner.run_tests(prefix + [paths["program"]] + args, tests, env, cwd, timeout,
+        return runner.run_tests([paths["checker"]] + args, tests, env, cwd, timeout,
                                 user=self.user, budget_s=budget, seed=self.args.seed, wrap=wrap)
 
 

@@ -43,7 +43,7 @@ template <class Sample, class Bin, class Launch>
     DeviceBuffer<Sample> d_samples(samples);
     DeviceBuffer<Bin> d_bins(expected.size());
     launch(d_samples.data(), static_cast<int>(samples.size()), d_bins.data());
-    check_kernel_ran(run.kernel, run.launch);
+    check_kernel_ran(run.kernel, run.launch, samples.empty() ? Work::kAny : Work::kOnGpu);
     const std::string bins_damage = d_bins.guard_damage();
     if (!bins_damage.empty()) {
       return ::testing::AssertionFailure() << where << " wrote outside the bins: " << bins_damage;
@@ -97,7 +97,7 @@ template <class Bin, class Update>
   try {
     DeviceBuffer<Bin> d_bins(before);
     std::forward<Update>(update)(d_bins.data(), static_cast<int>(before.size()));
-    check_kernel_ran(run.kernel, run.launch);
+    check_kernel_ran(run.kernel, run.launch, before.empty() ? Work::kAny : Work::kOnGpu);
     const std::string damage = d_bins.guard_damage();
     if (!damage.empty()) {
       return ::testing::AssertionFailure() << where << " wrote outside the bins: " << damage;

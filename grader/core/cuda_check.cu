@@ -2,6 +2,9 @@
 
 #include <sstream>
 
+#include "grader/core/student_code.hpp"
+#include "grader/remote/runner_counters.hpp"
+
 namespace grader {
 namespace {
 
@@ -46,7 +49,40 @@ void throw_cuda_error(cudaError_t status, const char* call, const char* file, in
   throw CudaError(status, text.str());
 }
 
-void check_kernel_ran(const std::string& kernel, const std::string& launch) {
+void check_kernel_ran(const std::string& kernel, const std::string& launch, Work work) {
+  const StudentCalls calls = take_student_calls();
+  if (calls.any) {  // the student's code ran in the runner: what the runner saw
+    const remote::CallReply& r = calls.reply;
+    const cudaError_t status = static_cast<cudaError_t>(r.cuda_error);
+    const std::string fault = r.text.empty() ? "" : "\n  " + r.text;
+    if (r.outcome == remote::Outcome::kLaunchError) {
+      throw CudaError(status, "launching " + kernel + " (" + launch + ") failed: " +
+                                  describe_cuda_error(status) + fault);
+    }
+    if (r.outcome == remote::Outcome::kRunError) {
+      throw CudaError(status, kernel + " (" + launch + ") failed while running: " +
+                                  describe_cuda_error(status) + fault);
+    }
+    // Under a sanitizer (a wrapped runner) CUPTI cannot record: those runs repeat tests that
+    // passed, with these checks, in a normal run; they judge hazards only.
+    if (r.kernels == remote::kUncounted && !student_runner().options().wrapper.empty()) return;
+    if (work == Work::kOnGpu && r.kernels == remote::kUncounted) {
+      throw CudaError(cudaErrorNotSupported, kernel + " (" + launch + "): the grader cannot count "
+                      "kernel launches on this machine (CUPTI did not load), so it cannot check "
+                      "that the work ran on the GPU; this check earns nothing here");
+    }
+    if (work == Work::kOnGpu && r.device_to_host_bytes > kMaxDeviceToHostBytes) {
+      throw CudaError(cudaErrorNotSupported,
+                      kernel + " (" + launch + ") copied " + std::to_string(r.device_to_host_bytes) +
+                          " bytes from the GPU to the host: the work must happen on the GPU, not "
+                          "on copies of the data on the host");
+    }
+    if (work == Work::kOnGpu && r.kernels == 0) {
+      throw CudaError(cudaErrorNotSupported, kernel + " (" + launch + ") launched no kernel: the "
+                      "work must happen on the GPU, in a kernel the launcher starts");
+    }
+    return;
+  }
   cudaError_t status = cudaGetLastError();
   if (status != cudaSuccess) {
     throw CudaError(status, "launching " + kernel + " (" + launch + ") failed: " +

@@ -29,7 +29,11 @@ inline void check_cuda(cudaError_t status, const char* call, const char* file, i
 
 // After a lab's launcher returns: was the launch refused, and did the kernel fault while running?
 // `launch` describes what the grader asked for (e.g. "256 threads/block, 64 samples/thread").
-void check_kernel_ran(const std::string& kernel, const std::string& launch);
+// With Work::kOnGpu (a non-empty input) the launcher must also have launched a kernel and copied
+// no more than kMaxDeviceToHostBytes to the host: the work happens on the GPU, in kernels.
+enum class Work { kAny, kOnGpu };
+constexpr unsigned long long kMaxDeviceToHostBytes = 64 << 10;
+void check_kernel_ran(const std::string& kernel, const std::string& launch, Work work = Work::kAny);
 
 }  // namespace grader
 

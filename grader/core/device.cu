@@ -4,6 +4,7 @@
 
 #include "grader/core/cuda_check.cuh"
 #include "grader/core/run_options.hpp"
+#include "grader/core/student_code.hpp"
 
 namespace grader {
 namespace {
@@ -42,6 +43,7 @@ const DeviceStatus& device_status() {
 }
 
 void GpuTest::SetUp() {
+  discard_student_calls();  // nothing a previous test left unchecked is blamed on this one
   if (!device_status().available) GTEST_SKIP() << device_status().reason;
 }
 

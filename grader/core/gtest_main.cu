@@ -1,6 +1,7 @@
 // The grader's main(): reads the grader's own options, records results, and returns 77 (meson's
 // SKIP) when every test was skipped, so a machine without a GPU shows SKIP, never a false PASS.
 #include <gtest/gtest.h>
+#include <sys/prctl.h>
 
 #include <cstdio>
 #include <cstring>
@@ -9,6 +10,7 @@
 #include "grader/core/device.cuh"
 #include "grader/core/results.hpp"
 #include "grader/core/run_options.hpp"
+#include "grader/core/student_code.hpp"
 #include "grader/core/watchdog.hpp"
 
 namespace {
@@ -36,6 +38,9 @@ int list_points(const ::testing::UnitTest& unit) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // The runner (the student's code) runs as this user outside the batch's sandbox: it must not be
+  // able to read this process's memory (the seed, the expected values) through /proc or ptrace.
+  prctl(PR_SET_DUMPABLE, 0);
   ::testing::InitGoogleTest(&argc, argv);
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--grader-list-points") == 0) {
@@ -67,6 +72,15 @@ int main(int argc, char** argv) {
   unit.listeners().Append(grader::new_results_listener(context));
   unit.listeners().Append(grader::new_watchdog_listener());
   const int failed = RUN_ALL_TESTS();
+  if (!grader::run_options().runner_path.empty() && grader::student_runner().running()) {
+    grader::student_runner().stop();
+    if (!grader::student_runner().failed_exit().empty()) {
+      // Under a sanitizer (meson test --setup racecheck): it reports some errors only at exit.
+      std::printf("[ grader   ] the runner %s at its end: see its messages above\n",
+                  grader::student_runner().failed_exit().c_str());
+      return 1;
+    }
+  }
   if (failed == 0 && every_test_skipped(unit)) return kExitAllSkipped;
   return failed;
 }

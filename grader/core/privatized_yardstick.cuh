@@ -16,7 +16,5 @@ constexpr int kPrivatizedMaxBins = 12 * 1024;
 void privatized_histogram(const int* d_samples, int n, int* d_bins, int num_bins);
 Measurement measure_privatized_histogram(const int* d_samples, int n, int num_bins);
 
-// Measured once per device array and bin count, then reused by every test of the run.
-const Measurement& privatized_histogram_yardstick(const int* d_samples, int n, int num_bins);
 
 }  // namespace grader

@@ -38,7 +38,9 @@ void parse_run_options(int& argc, char** argv) {
   } text_flags[] = {{"--lab=", &options.lab},
                     {"--submission=", &options.submission},
                     {"--data=", &options.data_path},
-                    {"--results=", &options.results_path}};
+                    {"--results=", &options.results_path},
+                    {"--runner=", &options.runner_path},
+                    {"--yardstick-runner=", &options.yardstick_runner_path}};
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
@@ -54,7 +56,9 @@ void parse_run_options(int& argc, char** argv) {
       taken = true;
     } else if (!taken && arg.rfind("--", 0) == 0 && arg.rfind("--gtest_", 0) != 0) {
       throw UsageError("unknown option " + arg +
-                       "; the grader takes --lab= --submission= --data= --results= --seed= and "
+                       "; the grader takes --lab= --submission= --data= --results= --runner= "
+                       "--yardstick-runner= "
+                       "--seed= and "
                        "GoogleTest's --gtest_* options");
     }
     if (!taken) argv[kept++] = argv[i];

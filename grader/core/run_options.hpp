@@ -18,6 +18,8 @@ struct RunOptions {
   std::string submission;       // --submission=PATH: the folder graded, for the record
   std::string data_path;        // --data=PATH: the standard samples file
   std::string results_path;     // --results=PATH: where the JSON results go ("" = none)
+  std::string runner_path;      // --runner=PATH: the program built from the graded lab file
+  std::string yardstick_runner_path;  // --yardstick-runner=PATH: runs the grader's yardsticks
   std::uint64_t seed = 2025;    // --seed=N or GRADER_SEED: inputs the grader generates
   bool seed_hidden = false;     // the seed came from the batch harness: never printed
   bool small_inputs = false;    // GRADER_SMALL_INPUTS=1: sanitizer runs, where kernels run slowly

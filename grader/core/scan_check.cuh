@@ -27,7 +27,7 @@ template <class Launch>
     DeviceBuffer<int> d_in(values);
     DeviceBuffer<int> d_out(values.size());
     std::forward<Launch>(launch)(d_in.data(), static_cast<int>(values.size()), d_out.data());
-    check_kernel_ran(run.kernel, run.launch);
+    check_kernel_ran(run.kernel, run.launch, values.empty() ? Work::kAny : Work::kOnGpu);
     const std::string out_damage = d_out.guard_damage();
     if (!out_damage.empty()) {
       return ::testing::AssertionFailure() << where << " wrote outside its output: " << out_damage;

@@ -3,6 +3,7 @@
 #pragma once
 #include <string>
 
+#include "grader/core/round_yardsticks.cuh"
 #include "grader/core/yardsticks.cuh"
 
 namespace grader {
@@ -12,14 +13,15 @@ struct SpeedFigures {
   double gbps = 0;
   double percent_of_read_bandwidth = 0;
   double speedup_vs_baseline = 0;  // baseline time / this kernel's time
+  double percent_of_peak = 0;      // of the theoretical DRAM bandwidth
 };
 
 // Computes the figures, prints one line for the student and records them as the test's metrics.
 SpeedFigures report_speed(const std::string& kernel, const Measurement& kernel_time,
                           const Measurement& read_bandwidth, const Measurement& baseline);
 
-// The yardsticks for one device array, measured once per run and reused by every speed test.
-const Measurement& read_bandwidth_yardstick(const int* d_samples, std::size_t n);
-const Measurement& baseline_histogram_yardstick(const int* d_samples, int n, int num_bins);
+// Once per run, before the first figure: how times are taken, the channel's cost, and how close
+// the grader's read gets to the theoretical peak.
+void report_timing_method(const Measurement& read_bandwidth);
 
 }  // namespace grader

@@ -13,6 +13,9 @@ struct Measurement {
   double gbps() const { return time_ms.median > 0 ? bytes / (time_ms.median * 1e6) : 0; }
 };
 
+// One pass of the grader's read-only kernel over d_data[0..count) (d_sink is never written).
+void read_everything_once(const int* d_data, std::size_t count, int* d_sink);
+
 // This GPU's streaming-read bandwidth: the grader's own read-only kernel over `count` ints.
 Measurement measure_read_bandwidth(const int* d_data, std::size_t count);
 

@@ -31,6 +31,15 @@ class SanitizeTest(unittest.TestCase):
         self.assertIn("sanitizer: --tool racecheck --error-exitcode 66 --print-limit 20 /bin/true "
                       "--gtest_filter=X", result.stdout)
 
+    def test_a_checker_starts_its_runner_under_the_sanitizer(self):
+        # A lab's checker (it takes --runner=) runs as it is; the student's code, in the runner it
+        # starts, runs under the sanitizer named in GRADER_RUNNER_WRAPPER, one argument a line.
+        result = run(str(self.fake), "racecheck", "--", "/bin/sh", "-c",
+                     'printf "%s" "$GRADER_RUNNER_WRAPPER"', "--runner=/build/lab01_runner_graded")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.split("\n"), [str(self.fake), "--tool", "racecheck",
+                                                     "--error-exitcode", "66", "--print-limit", "20"])
+
     def test_runs_python_tests_without_the_sanitizer(self):
         result = run(str(self.fake), "memcheck", "--", sys.executable, "-c", "print('plain run')")
         self.assertEqual(result.returncode, 0, result.stderr)

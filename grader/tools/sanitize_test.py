@@ -3,7 +3,8 @@
 
     sanitize_test.py SANITIZER_OR_EMPTY TOOL -- TEST_COMMAND...
 
-A compiled test program runs under `compute-sanitizer --tool TOOL`. A Python test (the technique
+A compiled test program runs under `compute-sanitizer --tool TOOL`; a lab's checker starts its
+runner (the student's code) under it instead (GRADER_RUNNER_WRAPPER). A Python test (the technique
 checks read compiled code, the data and image helpers run no kernel) runs as it is: there is nothing
 on the GPU for the sanitizer to watch, and compute-sanitizer cannot run an interpreter's tools.
 Where compute-sanitizer was not found at configure time (or on the CPU backend), every test is
@@ -33,8 +34,14 @@ def main(argv):
     program = os.path.basename(command[0])
     if re.fullmatch(r"python[\d.]*(\.exe)?", program) or program.endswith(".py"):
         os.execvp(command[0], command)
-    wrapped = [sanitizer, "--tool", tool, "--error-exitcode", "66", "--print-limit", "20"] + command
-    os.execv(sanitizer, wrapped)
+    # A lab's checker runs no student code itself: it starts the runner (the student's code)
+    # through the sanitizer, and fails when the runner's sanitizer reported an error
+    # (grader/core/student_code.hpp). Other compiled tests run under it directly.
+    wrapper = [sanitizer, "--tool", tool, "--error-exitcode", "66", "--print-limit", "20"]
+    if any(arg.startswith("--runner=") for arg in command[1:]):
+        os.environ["GRADER_RUNNER_WRAPPER"] = "\n".join(wrapper)
+        os.execv(command[0], command)
+    os.execv(sanitizer, wrapper + command)
     return 1  # not reached
 
 

@@ -12,7 +12,6 @@
 #include "grader/core/sample_inputs.hpp"
 #include "grader/core/speed_report.cuh"
 #include "grader/core/standard_data.hpp"
-#include "grader/core/timing.cuh"
 #include "lab01_global_atomics.cuh"
 
 namespace {
@@ -164,11 +163,10 @@ class Lab01Speed : public grader::SpeedTest {
     ASSERT_TRUE(grader::histogram_matches_cpu("standard data file", samples, kNumBins,
                                               {kernel, launch_text}, launch));
     const grader::DeviceBuffer<int>& d_samples = standard_samples_on_device();
-    grader::DeviceBuffer<int> d_bins(kNumBins);
     const int n = static_cast<int>(samples.size());
     grader::Measurement measured;
-    measured.bytes = double(n) * sizeof(int);
-    measured.time_ms = grader::time_gpu_ms([&] { launch(d_samples.data(), n, d_bins.data()); });
+    ASSERT_TRUE(grader::time_student_histogram(kernel + (" (" + launch_text + ")"), d_samples.data(), n,
+                                               kNumBins, launch, measured));
     const grader::SpeedFigures figures = grader::report_speed(
         kernel + (" (" + launch_text + ")"), measured,
         grader::read_bandwidth_yardstick(d_samples.data(), samples.size()),

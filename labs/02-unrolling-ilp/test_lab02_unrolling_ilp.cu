@@ -14,7 +14,6 @@
 #include "grader/core/sample_inputs.hpp"
 #include "grader/core/speed_report.cuh"
 #include "grader/core/standard_data.hpp"
-#include "grader/core/timing.cuh"
 #include "lab02_unrolling_ilp.cuh"
 
 namespace {
@@ -111,15 +110,11 @@ const grader::DeviceBuffer<int>& standard_samples_on_device() {
 
 class Lab02Speed : public grader::SpeedTest {
  protected:
-  grader::Measurement time_version(const Version& v, SliceLaunch launch) {
+  ::testing::AssertionResult time_version(const Version& v, SliceLaunch launch, grader::Measurement& measured) {
     const grader::DeviceBuffer<int>& d_samples = standard_samples_on_device();
-    grader::DeviceBuffer<int> d_bins(kNumBins);
-    const int n = static_cast<int>(d_samples.size());
-    grader::Measurement measured;
-    measured.bytes = double(n) * sizeof(int);
-    measured.time_ms = grader::time_gpu_ms([&] { v.launch(d_samples.data(), n, d_bins.data(), launch); });
-    grader::check_kernel_ran(v.kernel, lab02::describe(launch));
-    return measured;
+    return grader::time_student_histogram(
+        v.kernel + (" (" + lab02::describe(launch) + ")"), d_samples.data(), static_cast<int>(d_samples.size()),
+        kNumBins, [&](const int* d_s, int n, int* d_b) { v.launch(d_s, n, d_b, launch); }, measured);
   }
 
   // A correct result first: a fast wrong kernel earns nothing. Then time it on the standard data,
@@ -130,12 +125,14 @@ class Lab02Speed : public grader::SpeedTest {
     ASSERT_TRUE(matches(v, "standard data file", samples, launch));
     const grader::DeviceBuffer<int>& d_samples = standard_samples_on_device();
     const int n = static_cast<int>(samples.size());
-    const grader::Measurement measured = time_version(v, launch);
+    grader::Measurement measured;
+    ASSERT_TRUE(time_version(v, launch, measured));
     const grader::SpeedFigures figures = grader::report_speed(
         v.kernel + (" (" + lab02::describe(launch) + ")"), measured,
         grader::read_bandwidth_yardstick(d_samples.data(), samples.size()),
         grader::baseline_histogram_yardstick(d_samples.data(), n, kNumBins));
-    const grader::Measurement v1 = time_version({"histogram_v1_slices", lab02::histogram_v1_slices}, launch);
+    grader::Measurement v1;
+    ASSERT_TRUE(time_version({"histogram_v1_slices", lab02::histogram_v1_slices}, launch, v1));
     const double speedup_vs_v1 = v1.time_ms.median / figures.time_ms;
     grader::record_metric("v1_ms", v1.time_ms.median);
     grader::record_metric("speedup_vs_v1", speedup_vs_v1);

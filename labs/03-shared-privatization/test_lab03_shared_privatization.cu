@@ -21,7 +21,6 @@
 #include "grader/core/sample_inputs.hpp"
 #include "grader/core/speed_report.cuh"
 #include "grader/core/standard_data.hpp"
-#include "grader/core/timing.cuh"
 #include "lab03_shared_privatization.cuh"
 
 namespace {
@@ -334,12 +333,10 @@ class Lab03Speed : public grader::SpeedTest {
     const std::string data = all_equal ? "all samples equal" : "standard data file";
     ASSERT_TRUE(grader::histogram_matches_cpu(data, samples, kNumBins, {kernel, launch_text}, launch));
     const grader::DeviceBuffer<int>& d_samples = samples_on_device(all_equal);
-    grader::DeviceBuffer<int> d_bins(kNumBins);
     const int n = static_cast<int>(samples.size());
     grader::Measurement measured;
-    measured.bytes = double(n) * sizeof(int);
-    measured.time_ms = grader::time_gpu_ms([&] { launch(d_samples.data(), n, d_bins.data()); });
-    grader::check_kernel_ran(kernel, launch_text);
+    ASSERT_TRUE(grader::time_student_histogram(kernel + (" (" + launch_text + ", " + data + ")"),
+                                               d_samples.data(), n, kNumBins, launch, measured));
     const grader::SpeedFigures figures = grader::report_speed(
         kernel + (" (" + launch_text + ", " + data + ")"), measured,
         grader::read_bandwidth_yardstick(d_samples.data(), samples.size()),

@@ -18,7 +18,7 @@
 #include "grader/core/sample_inputs.hpp"
 #include "grader/core/speed_report.cuh"
 #include "grader/core/standard_data.hpp"
-#include "grader/core/timing.cuh"
+#include "grader/core/student_code.hpp"
 #include "lab04_thread_per_bin.cuh"
 
 namespace {
@@ -116,18 +116,18 @@ void expect_rejected(const Version& v, ChunkLaunch bad, const std::string& must_
         << v.kernel << " refused " << lab04::describe(bad) << " as it should, but its message \""
         << message << "\" does not say " << must_mention << " (see lab04_thread_per_bin.cuh)";
     return;
+  } catch (const grader::RunnerFailure&) {
+    throw;  // a crash, not a refusal: it ends the test with its own message
   } catch (const std::exception& error) {
     ADD_FAILURE() << v.kernel << " refused " << lab04::describe(bad)
                   << " with the wrong exception (it must be lab04::LaunchShapeError): " << error.what();
     return;
   }
-  // Accepted: say what the shape would have done, then clear any launch error it caused.
-  const cudaError_t launch_error = cudaGetLastError();
-  const cudaError_t run_error = cudaDeviceSynchronize();
+  // Accepted: say what the shape did, as the runner saw it.
+  const auto error = static_cast<cudaError_t>(grader::take_student_calls().reply.cuda_error);
   ADD_FAILURE() << v.kernel << " accepted " << lab04::describe(bad) << ": " << why
-                << (launch_error != cudaSuccess || run_error != cudaSuccess
-                        ? " (the launch then failed: " + grader::describe_cuda_error(
-                              launch_error != cudaSuccess ? launch_error : run_error) + ")"
+                << (error != cudaSuccess
+                        ? " (the launch then failed: " + grader::describe_cuda_error(error) + ")"
                         : " (it launched anyway)")
                 << ". It must throw lab04::LaunchShapeError before launching (question 4.1).";
 }
@@ -243,11 +243,11 @@ class Lab04Speed : public grader::SpeedTest {
         matches(v, launch, "standard data file", grader::standard_samples(kNumBins));
     if (!correct) return correct;
     const grader::DeviceBuffer<int>& d_samples = standard_samples_on_device();
-    grader::DeviceBuffer<int> d_bins(kNumBins);
     grader::Measurement m;
-    m.bytes = double(n()) * sizeof(int);
-    m.time_ms = grader::time_gpu_ms([&] { v.launcher(d_samples.data(), n(), d_bins.data(), launch); });
-    grader::check_kernel_ran(v.kernel, lab04::describe(launch));
+    const ::testing::AssertionResult timed_ok = grader::time_student_histogram(
+        v.kernel + (" (" + lab04::describe(launch) + ")"), d_samples.data(), n(), kNumBins,
+        [&](const int* d_s, int count, int* d_b) { v.launcher(d_s, count, d_b, launch); }, m);
+    if (!timed_ok) return timed_ok;
     out = measured.emplace(&v, m).first->second;
     return ::testing::AssertionSuccess();
   }

@@ -15,7 +15,9 @@
 #include "grader/core/results.hpp"
 #include "grader/core/scan_reference.hpp"
 #include "grader/core/scan_yardsticks.cuh"
-#include "grader/core/timing.cuh"
+#include "grader/core/gpu_references.cuh"
+#include "grader/core/round_yardsticks.cuh"
+#include "grader/core/student_code.hpp"
 #include "lab05_scan_warps.cuh"
 #include "lab05_test_support.hpp"
 
@@ -50,20 +52,18 @@ SpeedData& data() {
 }
 
 const grader::Measurement& copy_yardstick() {
-  static const grader::Measurement m =
-      grader::measure_copy_bandwidth(data().d_in.data(), data().d_out.data(), kSpeedElements);
-  return m;
+  return grader::copy_yardstick(data().d_in.data(), kSpeedElements);
 }
 const grader::Measurement& cub_yardstick() {
-  static const grader::Measurement m =
-      grader::measure_cub_inclusive_sum(data().d_in.data(), data().d_out.data(), kSpeedElements);
-  return m;
+  return grader::cub_scan_yardstick(data().d_in.data(), data().n());
 }
 
 // Checks the result of one run, then times the launcher; memoized, so tests that compare the same
 // kernels measure them once.
+// `run(in, out)` scans in into out; `tile` is the expected scan's tile (0: the whole array).
 ::testing::AssertionResult measure(const std::string& kernel, const std::string& launch_text,
-                                   const std::vector<int>& expected, const std::function<void()>& run,
+                                   const std::vector<int>& expected, int tile,
+                                   const std::function<void(const int*, int*)>& run,
                                    grader::Measurement& out) {
   static std::map<std::string, grader::Measurement> measured;
   const std::string key = kernel + " (" + launch_text + ")";
@@ -73,8 +73,8 @@ const grader::Measurement& cub_yardstick() {
   }
   try {
     data().d_out.fill_poison();
-    run();
-    grader::check_kernel_ran(kernel, launch_text);
+    run(data().d_in.data(), data().d_out.data());
+    grader::check_kernel_ran(kernel, launch_text, grader::Work::kOnGpu);
     const grader::Comparison c =
         grader::compare_exact(expected, data().d_out.download(), static_cast<int>(grader::kPoisonWord));
     if (!c.matches()) {
@@ -82,7 +82,13 @@ const grader::Measurement& cub_yardstick() {
                                            << "is not timed: " << c.describe("element");
     }
     out.bytes = 2.0 * kSpeedElements * sizeof(int);
-    out.time_ms = grader::time_gpu_ms(run);
+    const grader::TimedWork<int, int> work{
+        key, data().d_in.data(), kSpeedElements, kSpeedElements, run,
+        [tile](const int* in, const int* scanned) {
+          return grader::scan_matches_reference(in, static_cast<int>(kSpeedElements), scanned, tile);
+        }};
+    const ::testing::AssertionResult timed = grader::time_rounds(grader::student_runner(), work, out.time_ms);
+    if (!timed) return timed;
   } catch (const grader::CudaError& error) {
     return ::testing::AssertionFailure() << key << ": " << error.what();
   }
@@ -101,12 +107,13 @@ const grader::Measurement& cub_yardstick() {
   const int n = d.n();
   const char* names[] = {"", "scan_v1_hillis_steele", "scan_v2_blelloch", "scan_v3_blelloch_padded",
                          "scan_v4_warp_shuffle"};
-  return measure(names[version], lab05::describe(launch), d.tiles, [&, version] {
+  return measure(names[version], lab05::describe(launch), d.tiles, kSpeedTile,
+                 [&, version](const int* in, int* scanned) {
     switch (version) {
-      case 1: lab05::scan_v1_hillis_steele(d.d_in.data(), n, d.d_out.data(), launch); break;
-      case 2: lab05::scan_v2_blelloch(d.d_in.data(), n, d.d_out.data(), launch); break;
-      case 3: lab05::scan_v3_blelloch_padded(d.d_in.data(), n, d.d_out.data(), launch); break;
-      default: lab05::scan_v4_warp_shuffle(d.d_in.data(), n, d.d_out.data(), launch); break;
+      case 1: lab05::scan_v1_hillis_steele(in, n, scanned, launch); break;
+      case 2: lab05::scan_v2_blelloch(in, n, scanned, launch); break;
+      case 3: lab05::scan_v3_blelloch_padded(in, n, scanned, launch); break;
+      default: lab05::scan_v4_warp_shuffle(in, n, scanned, launch); break;
     }
   }, out);
 }
@@ -138,11 +145,13 @@ GRADED_SPEED_TEST(Lab05Speed, WholeArrayScanReachesHalfTheCopyBandwidth, 3, 3) {
   SpeedData& d = data();
   const lab05::WholeArrayLaunch launch = lab05::fastest_multi_block_launch();
   grader::Measurement v5, v6;
-  ASSERT_TRUE(measure("scan_v5_multi_block", lab05::describe(launch), d.whole, [&] {
-    lab05::scan_v5_multi_block(d.d_in.data(), d.n(), d.d_out.data(), d.d_workspace.data(), launch);
+  ASSERT_TRUE(measure("scan_v5_multi_block", lab05::describe(launch), d.whole, 0,
+                      [&](const int* in, int* scanned) {
+    lab05::scan_v5_multi_block(in, d.n(), scanned, d.d_workspace.data(), launch);
   }, v5));
-  ASSERT_TRUE(measure("scan_v6_single_pass", "its own launch shape", d.whole, [&] {
-    lab05::scan_v6_single_pass(d.d_in.data(), d.n(), d.d_out.data(), d.d_workspace.data());
+  ASSERT_TRUE(measure("scan_v6_single_pass", "its own launch shape", d.whole, 0,
+                      [&](const int* in, int* scanned) {
+    lab05::scan_v6_single_pass(in, d.n(), scanned, d.d_workspace.data());
   }, v6));
   ASSERT_TRUE(grader::cub_inclusive_sum_matches_cpu(1 << 20)) << "the grader's CUB yardstick is wrong";
   const grader::Measurement& cub = cub_yardstick();

@@ -17,7 +17,9 @@
 #include "grader/core/results.hpp"
 #include "grader/core/run_options.hpp"
 #include "grader/core/scan_yardsticks.cuh"
-#include "grader/core/timing.cuh"
+#include "grader/core/gpu_references.cuh"
+#include "grader/core/round_yardsticks.cuh"
+#include "grader/core/student_code.hpp"
 #include "lab06_histogram_equalization.cuh"
 #include "lab06_images.hpp"
 
@@ -318,11 +320,17 @@ GRADED_SPEED_TEST(Lab06Speed, EqualizationTakesAtMostTwentyCopiesOfTheImage, 2, 
   grader::DeviceBuffer<std::uint8_t> d_lut(lab06::kGrayLevels);
   grader::Measurement m;
   m.bytes = 2.0 * n;
-  m.time_ms = grader::time_gpu_ms([&] {
-    lab06::equalize(d_in.data(), image.width, image.height, d_out.data(), {d_bins.data(), d_cdf.data(), d_lut.data()});
-  });
-  const grader::Measurement copy = grader::measure_copy_bandwidth(
-      reinterpret_cast<const int*>(d_in.data()), reinterpret_cast<int*>(d_out.data()), n / sizeof(int));
+  const grader::TimedWork<std::uint8_t, std::uint8_t> work{
+      "equalize, 8192x8192", d_in.data(), n, n,
+      [&](const std::uint8_t* in, std::uint8_t* out) {
+        lab06::equalize(in, image.width, image.height, out, {d_bins.data(), d_cdf.data(), d_lut.data()});
+      },
+      [n](const std::uint8_t* in, const std::uint8_t* out) {
+        return grader::equalization_matches_reference(in, n, out);
+      }};
+  ASSERT_TRUE(grader::time_rounds(grader::student_runner(), work, m.time_ms));
+  const grader::Measurement& copy =
+      grader::copy_yardstick(reinterpret_cast<const int*>(d_in.data()), n / sizeof(int));
   const double copies = m.time_ms.median / copy.time_ms.median;
   std::printf("[ speed    ] equalize, 8192x8192: %.4g ms (spread %.1f%%) = %.2f copies of the image "
               "(a copy: %.4g ms, %.0f GB/s)\n", m.time_ms.median, 100 * m.time_ms.relative_spread(), copies,

@@ -39,7 +39,7 @@ def main():
                 return 1
         setup = ["meson", "setup", build, copy, "-Dkernel_backend=cuda", "-Dgpu_archs=75",
                  "-Dlabs=01", "-Dproject_tests=false", "-Dsubmission=" + os.path.join(copy, "starter")]
-        for command in (setup, ["ninja", "-C", build, "labs/lab01_graded"]):
+        for command in (setup, ["ninja", "-C", build, "labs/lab01_checker", "labs/lab01_runner_graded"]):
             done = subprocess.run(command, capture_output=True, text=True)
             if done.returncode != 0:
                 print(f"FAIL: {' '.join(command)}\n{(done.stdout + done.stderr)[-4000:]}")

@@ -123,6 +123,7 @@ void launch_grid(const launch_config& config, const kernel_site& site, const voi
                              ": launching kernels from device code is not supported by the CPU backend");
     }
     std::lock_guard<std::mutex> lock(launch_mutex());
+    count_kernel_launch();
     if (sticky_error_check() != cudaSuccess) return;  // a faulted context runs nothing
     if (!configuration_valid(config)) {
         record_error(invalid_launch_configuration_error);

@@ -1,5 +1,7 @@
 #include "memory_registry.hpp"
 
+#include "cpu_backend/control.hpp"
+
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -149,6 +151,13 @@ void register_symbol(const void* address, std::size_t bytes) {
     r.device.emplace(reinterpret_cast<std::uintptr_t>(address), device_allocation{nullptr, bytes, 0, true});
 }
 
+void unregister_symbol(const void* address) {
+    registry& r = memory();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    auto found = r.device.find(reinterpret_cast<std::uintptr_t>(address));
+    if (found != r.device.end() && found->second.is_symbol) r.device.erase(found);
+}
+
 bool check_all_canaries(const std::string& when) {
     registry& r = memory();
     std::string damage;
@@ -196,3 +205,10 @@ bool pinned_range_valid(const void* pointer, std::size_t bytes) {
 }
 
 }  // namespace cpu_backend::detail
+
+namespace cpu_backend {
+
+void register_external_device_memory(void* base, std::size_t bytes) { detail::register_symbol(base, bytes); }
+void unregister_external_device_memory(void* base) { detail::unregister_symbol(base); }
+
+}  // namespace cpu_backend

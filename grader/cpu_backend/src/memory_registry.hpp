@@ -27,6 +27,7 @@ std::size_t device_bytes_in_use();
 bool device_range_valid(const void* pointer, std::size_t bytes);
 bool is_device_pointer(const void* pointer);
 void register_symbol(const void* address, std::size_t bytes);
+void unregister_symbol(const void* address);
 
 // Checks every live allocation's canaries. Damage is reported as a fault
 // (sticky cudaErrorIllegalAddress) mentioning `when`, and the zone is

@@ -36,6 +36,10 @@ cudaError_t copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind k
         default: return record_error(cudaErrorInvalidMemcpyDirection);
     }
     if (!valid) return record_error(cudaErrorInvalidValue);
+    if (kind == cudaMemcpyDeviceToHost ||
+        (kind == cudaMemcpyDefault && is_device_pointer(src) && !is_device_pointer(dst))) {
+        count_device_to_host_bytes(count);
+    }
     std::memmove(dst, src, count);
     return cudaSuccess;
 }

@@ -10,6 +10,18 @@
 #include "cpu_backend/control.hpp"
 
 namespace cpu_backend::detail {
+
+std::atomic<std::uint64_t>& kernel_launches() {
+    static std::atomic<std::uint64_t> count{0};
+    return count;
+}
+std::atomic<std::uint64_t>& device_to_host() {
+    static std::atomic<std::uint64_t> bytes{0};
+    return bytes;
+}
+void count_kernel_launch() { ++kernel_launches(); }
+void count_device_to_host_bytes(std::size_t bytes) { device_to_host() += bytes; }
+
 namespace {
 
 // Parses a non-negative integer environment variable (decimal or 0x hex);
@@ -117,6 +129,9 @@ void set_schedule_seed(std::uint64_t seed) { detail::seed_setting().store(seed);
 std::uint64_t schedule_seed() { return detail::settings_seed(); }
 void set_host_threads(unsigned count) { detail::host_threads_setting().store(count == 0 ? 1 : count); }
 unsigned host_threads() { return detail::settings_host_threads(); }
+
+std::uint64_t kernels_launched() { return detail::kernel_launches().load(); }
+std::uint64_t device_to_host_bytes() { return detail::device_to_host().load(); }
 
 std::string last_fault_message() {
     detail::error_state& state = detail::errors();

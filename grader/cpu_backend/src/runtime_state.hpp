@@ -32,4 +32,8 @@ void reset_error_state();
 cudaError_t take_last_error();
 cudaError_t peek_last_error();
 
+// ---- counters (cpu_backend::kernels_launched(), device_to_host_bytes()) ----
+void count_kernel_launch();
+void count_device_to_host_bytes(std::size_t bytes);
+
 }  // namespace cpu_backend::detail

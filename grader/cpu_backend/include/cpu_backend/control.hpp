@@ -2,6 +2,7 @@
 // exists on a GPU: guard uses with #ifdef CUDA_CPU_BACKEND.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string>
 
@@ -23,6 +24,16 @@ unsigned host_threads();
 // exception escaping a kernel); empty when there has been none since the
 // process started or since cudaDeviceReset().
 std::string last_fault_message();
+
+// Memory that another process shares with this one (the grader's buffers, mapped from a memfd):
+// device memory for copies and sets, without canaries of the backend's own.
+void register_external_device_memory(void* base, std::size_t bytes);
+void unregister_external_device_memory(void* base);
+
+// Kernels launched and bytes copied device-to-host since the process started (the grader checks
+// that a launcher does its work in kernels).
+std::uint64_t kernels_launched();
+std::uint64_t device_to_host_bytes();
 
 // "x86-64 assembly" or "ucontext".
 const char* fiber_implementation();

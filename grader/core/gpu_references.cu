@@ -1,0 +1,109 @@
+#include "grader/core/gpu_references.cuh"
+
+#ifndef CUDA_CPU_BACKEND
+#include <cub/device/device_scan.cuh>
+#endif
+
+#include <vector>
+
+#include "grader/core/compare.hpp"
+#include "grader/core/cuda_check.cuh"
+#include "grader/core/device_buffer.cuh"
+#include "grader/core/equalization_reference.hpp"
+#include "grader/core/patterns.hpp"
+#include "grader/core/yardsticks.cuh"
+
+namespace grader {
+namespace {
+
+template <class T>
+__global__ void count_differences(const T* a, const T* b, std::size_t count, unsigned long long* differences) {
+  unsigned long long mine = 0;
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < count; i += stride) {
+    mine += a[i] != b[i];
+  }
+  if (mine) atomicAdd(differences, mine);
+}
+
+__global__ void tile_scans(const int* in, int n, int* out, int tile) {
+  const long long first = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * tile;
+  if (first >= n) return;
+  int total = 0;
+  for (long long i = first; i < first + tile && i < n; ++i) out[i] = total += in[i];
+}
+
+__global__ void gray_histogram(const std::uint8_t* pixels, std::size_t n, unsigned* bins) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    atomicAdd(&bins[pixels[i]], 1u);
+  }
+}
+
+__global__ void remap_with(const std::uint8_t* pixels, std::size_t n, const std::uint8_t* lut, std::uint8_t* out) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    out[i] = lut[pixels[i]];
+  }
+}
+
+template <class T>
+::testing::AssertionResult same(const T* d_expected, const T* d_got, std::size_t count, const char* what) {
+  DeviceBuffer<unsigned long long> differences(std::vector<unsigned long long>{0});
+  count_differences<<<1024, 256>>>(d_expected, d_got, count, differences.data());
+  GRADER_CUDA_CHECK(cudaGetLastError());
+  const unsigned long long wrong = differences.download()[0];
+  if (wrong == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << wrong << " of " << count << " " << what << " wrong";
+}
+
+}  // namespace
+
+::testing::AssertionResult histogram_matches_reference(const int* d_samples, int n, const int* d_bins,
+                                                       int num_bins) {
+  DeviceBuffer<int> expected(std::vector<int>(num_bins, 0));
+  baseline_histogram(d_samples, n, expected.data(), num_bins);
+  GRADER_CUDA_CHECK(cudaDeviceSynchronize());
+  std::vector<int> got(num_bins);
+  GRADER_CUDA_CHECK(cudaMemcpy(got.data(), d_bins, num_bins * sizeof(int), cudaMemcpyDeviceToHost));
+  const Comparison c = compare_exact(expected.download(), got, static_cast<int>(kPoisonWord));
+  if (c.matches()) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << c.describe("bin");
+}
+
+::testing::AssertionResult scan_matches_reference(const int* d_in, int n, const int* d_out, int tile) {
+  DeviceBuffer<int> expected(static_cast<std::size_t>(n));
+  if (tile > 0) {
+    const int tiles = (n + tile - 1) / tile;
+    tile_scans<<<(tiles + 127) / 128, 128>>>(d_in, n, expected.data(), tile);
+  } else {
+#ifndef CUDA_CPU_BACKEND
+    std::size_t bytes = 0;
+    GRADER_CUDA_CHECK(cub::DeviceScan::InclusiveSum(nullptr, bytes, d_in, expected.data(), n));
+    DeviceBuffer<unsigned char> temp(bytes);
+    GRADER_CUDA_CHECK(cub::DeviceScan::InclusiveSum(temp.data(), bytes, d_in, expected.data(), n));
+#else
+    tile_scans<<<1, 1>>>(d_in, n, expected.data(), n);  // one tile: the whole array
+#endif
+  }
+  GRADER_CUDA_CHECK(cudaDeviceSynchronize());
+  return same(expected.data(), d_out, static_cast<std::size_t>(n), "elements");
+}
+
+::testing::AssertionResult copy_matches(const int* d_in, std::size_t count, const int* d_out) {
+  return same(d_in, d_out, count, "elements");
+}
+
+::testing::AssertionResult equalization_matches_reference(const std::uint8_t* d_in, std::size_t n,
+                                                          const std::uint8_t* d_out) {
+  DeviceBuffer<unsigned> bins(std::vector<unsigned>(256, 0));
+  gray_histogram<<<1024, 256>>>(d_in, n, bins.data());
+  GRADER_CUDA_CHECK(cudaGetLastError());
+  const std::vector<std::uint8_t> lut = cpu_equalization_lut(cpu_exclusive_cdf(bins.download()));
+  DeviceBuffer<std::uint8_t> d_lut(lut), expected(n);
+  remap_with<<<1024, 256>>>(d_in, n, d_lut.data(), expected.data());
+  GRADER_CUDA_CHECK(cudaDeviceSynchronize());
+  return same(expected.data(), d_out, n, "pixels");
+}
+
+}  // namespace grader

@@ -1,0 +1,161 @@
+#include "grader/core/student_code.hpp"
+
+#include <cstdlib>
+#include <sstream>
+
+#include "grader/core/cuda_check.cuh"
+#include "grader/core/run_options.hpp"
+#include "grader/remote/runner_counters.hpp"
+#ifdef CUDA_CPU_BACKEND
+#include "cpu_backend/control.hpp"
+#endif
+
+namespace grader {
+namespace {
+
+std::vector<Rethrower>& rethrowers() {
+  static std::vector<Rethrower> list;
+  return list;
+}
+
+StudentCalls& pending() {
+  static StudentCalls calls;
+  return calls;
+}
+
+double timeout_seconds() {
+  const char* text = std::getenv("GRADER_TEST_TIMEOUT");
+  if (text == nullptr || *text == '\0') return 30;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  return (*end == '\0' && value >= 0) ? value : 30;
+}
+
+std::vector<std::string> wrapper_from_environment() {
+  std::vector<std::string> args;
+  const char* text = std::getenv("GRADER_RUNNER_WRAPPER");
+  if (text == nullptr) return args;
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);) {
+    if (!line.empty()) args.push_back(line);
+  }
+  return args;
+}
+
+[[noreturn]] void rethrow(const std::string& function, const remote::CallReply& reply) {
+  for (Rethrower r : rethrowers()) r(reply.exception_type, reply.text);
+  if (reply.exception_type == typeid(std::invalid_argument).name()) {
+    throw std::invalid_argument(reply.text);
+  }
+  throw std::runtime_error(function + " threw an exception: " + reply.text);
+}
+
+}  // namespace
+
+std::string describe_failed_reply(const std::string& function, const remote::CallReply& reply) {
+  if (reply.process != remote::CallReply::Process::kAlive) {
+    return function + ": the process running the code " + reply.process_text;
+  }
+  const auto status = static_cast<cudaError_t>(reply.cuda_error);
+  switch (reply.outcome) {
+    case remote::Outcome::kOk: return "";
+    case remote::Outcome::kLaunchError: return function + ": a launch failed: " + describe_cuda_error(status);
+    case remote::Outcome::kRunError: return function + " failed while running: " + describe_cuda_error(status);
+    case remote::Outcome::kException: return function + " threw an exception: " + reply.text;
+    case remote::Outcome::kBadCall: return "grader: the runner could not take " + function + ": " + reply.text;
+  }
+  return function + ": unknown outcome";
+}
+
+remote::RunnerProcess& student_runner() {
+  static remote::RunnerProcess runner([] {
+    remote::RunnerOptions options;
+    options.program = run_options().runner_path;
+    options.wrapper = wrapper_from_environment();
+    options.timeout_seconds = timeout_seconds();
+    if (options.program.empty()) {
+      throw std::runtime_error("the grader needs --runner=PATH: the program built from your lab "
+                               "file (meson test and grade.py pass it)");
+    }
+    return options;
+  }());
+  return runner;
+}
+
+bool add_student_exception(Rethrower rethrow) {
+  rethrowers().push_back(rethrow);
+  return true;
+}
+
+namespace {
+thread_local CallRecorder* active_recorder = nullptr;
+}  // namespace
+
+CallRecorder::CallRecorder() : outer_(active_recorder) { active_recorder = this; }
+CallRecorder::~CallRecorder() { active_recorder = outer_; }
+CallRecorder* CallRecorder::active() { return active_recorder; }
+
+StudentCalls take_student_calls() {
+  StudentCalls taken = pending();
+  pending() = StudentCalls{};
+  return taken;
+}
+
+void discard_student_calls() { pending() = StudentCalls{}; }
+
+namespace detail {
+
+void encode_pointer(remote::Writer& out, std::vector<const remote::SharedRegion*>& regions,
+                    const void* pointer) {
+  if (pointer == nullptr) {
+    out.put(remote::kNullRegion);
+    out.put(std::uint64_t{0});
+    return;
+  }
+  const remote::SharedRegion* region = remote::find_shared(pointer);
+  if (region == nullptr) {
+    throw std::logic_error("grader: a pointer passed to the student's code is not in a "
+                           "DeviceBuffer, so the runner cannot see it");
+  }
+  std::uint32_t index = 0;
+  while (index < regions.size() && regions[index] != region) ++index;
+  if (index == regions.size()) regions.push_back(region);
+  out.put(index);
+  out.put(static_cast<std::uint64_t>(static_cast<const char*>(pointer) - region->base));
+}
+
+std::vector<char> call_runner(remote::RunnerProcess& runner, const remote::EncodedCall& call,
+                              const std::vector<const remote::SharedRegion*>& regions) {
+  std::uint64_t schedule = remote::kKeepSchedule;
+#ifdef CUDA_CPU_BACKEND
+  schedule = cpu_backend::schedule_seed();  // a rerun under another schedule (bins_check.cuh)
+#endif
+  const remote::CallReply reply = runner.call(call, regions, schedule);
+  if (reply.process != remote::CallReply::Process::kAlive) {
+    discard_student_calls();
+    throw RunnerFailure(call.function + ": the process running your code " + reply.process_text +
+                        (reply.process == remote::CallReply::Process::kCrashed
+                             ? " (its output above may say where)"
+                             : ""));
+  }
+  if (reply.outcome == remote::Outcome::kBadCall) {
+    throw std::logic_error("grader: the runner could not take the call " + call.function + ": " +
+                           reply.text);
+  }
+  if (reply.outcome == remote::Outcome::kException) rethrow(call.function, reply);
+  StudentCalls& calls = pending();
+  const bool keep_first_error = calls.any && calls.reply.outcome != remote::Outcome::kOk;
+  const std::uint64_t kernels = calls.reply.kernels, to_host = calls.reply.device_to_host_bytes;
+  if (!keep_first_error) {
+    calls.function = call.function;
+    calls.reply = reply;
+  }
+  calls.any = true;
+  const bool counted = kernels != remote::kUncounted && reply.kernels != remote::kUncounted;
+  calls.reply.kernels = counted ? kernels + reply.kernels : remote::kUncounted;
+  calls.reply.device_to_host_bytes = to_host + reply.device_to_host_bytes;
+  return reply.value;
+}
+
+}  // namespace detail
+}  // namespace grader

@@ -1,0 +1,214 @@
+#include "grader/core/timed_rounds.cuh"
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "grader/core/cuda_check.cuh"
+#include "grader/core/device_buffer.cuh"
+#include "grader/core/run_options.hpp"
+#include "grader/core/student_code.hpp"
+
+namespace grader {
+namespace {
+
+// An output that was still being written when the runner replied differs from its final state
+// in many words: 1024 random ones of each output find that with near certainty (a call 1 % short
+// of done passes unnoticed with odds 0.99^1024 = 3e-5), at a snapshot small enough to copy fast.
+constexpr std::size_t kWholeSnapshotWords = 1024;   // outputs up to 4 KiB: every word
+constexpr std::size_t kSampledWords = 1024;         // larger ones: this many random words each
+constexpr double kMemoryShare = 0.4;                // of the free GPU memory, for a round's buffers
+constexpr double kTargetRoundMs = 4;                // a round's length, where memory allows
+
+__device__ std::uint64_t mix(std::uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+// A fresh input: runs of `run` consecutive source elements, each run from a random start.
+template <class T>
+__global__ void fresh_input(const T* source, std::size_t n, T* input, std::size_t run, std::uint64_t seed) {
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
+    const std::size_t start = n > run ? mix(seed ^ (i / run)) % (n - run + 1) : 0;
+    input[i] = source[min(start + i % run, n - 1)];
+  }
+}
+
+__global__ void gather_words(const std::uint32_t* const* outputs, int count, std::size_t per_output,
+                             const std::uint32_t* positions, std::uint32_t* snapshot) {
+  const std::size_t total = per_output * count;
+  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
+  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < total; i += stride) {
+    const std::size_t word = i % per_output;
+    snapshot[i] = outputs[i / per_output][positions != nullptr ? positions[word] : word];
+  }
+}
+
+std::uint64_t round_seed(int round, int call) {
+  static std::uint64_t counter = 0;
+  return run_options().seed * 0x2545f4914f6cdd1dull + (++counter << 20) + round * 64 + call;
+}
+
+struct PinnedWords {
+  explicit PinnedWords(std::size_t count) {
+    GRADER_CUDA_CHECK(cudaMallocHost(&words, std::max<std::size_t>(1, count) * sizeof(std::uint32_t)));
+  }
+  ~PinnedWords() { cudaFreeHost(words); }
+  PinnedWords(const PinnedWords&) = delete;
+  PinnedWords& operator=(const PinnedWords&) = delete;
+  std::uint32_t* words = nullptr;
+};
+
+template <class T>
+T* raw(void* p) {
+  return static_cast<T*>(p);
+}
+
+}  // namespace
+
+namespace detail {
+
+::testing::AssertionResult time_rounds(remote::RunnerProcess& runner, const ErasedWork& work,
+                                       const RoundOptions& options, Summary& per_call_ms) {
+  std::size_t free_bytes = 0, total_bytes = 0;
+  GRADER_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
+  const std::size_t per_call = work.input_bytes + work.output_bytes + (4 << 20);
+  // K at most: options.max_calls, as many as 40 % of the free memory holds, and few enough that
+  // a round's buffers travel in one message (two descriptors a call).
+  const int most_calls = static_cast<int>(std::min<std::size_t>(
+      std::min(options.max_calls, 100), kMemoryShare * free_bytes / per_call));
+  if (most_calls < 2) {
+    return ::testing::AssertionFailure() << work.name << ": not enough free GPU memory to time it ("
+                                         << free_bytes / (1 << 20) << " MiB free)";
+  }
+  // Buffers and recorded calls, added as a round needs more.
+  std::vector<std::unique_ptr<DeviceBuffer<unsigned char>>> inputs, outputs;
+  CallRecorder recorder;
+  const auto add_calls = [&](int count) {
+    while (static_cast<int>(inputs.size()) < count) {
+      inputs.push_back(std::make_unique<DeviceBuffer<unsigned char>>(work.input_bytes));
+      outputs.push_back(std::make_unique<DeviceBuffer<unsigned char>>(work.output_bytes));
+      work.launch(inputs.back()->data(), outputs.back()->data());
+    }
+  };
+  // The snapshot: which words of each output, where they are, where their copies go.
+  const std::size_t words = work.output_bytes / 4;
+  const bool whole = words <= kWholeSnapshotWords;
+  const std::size_t per_output = whole ? words : kSampledWords;
+  DeviceBuffer<const std::uint32_t*> d_outputs(static_cast<std::size_t>(most_calls));
+  DeviceBuffer<std::uint32_t> d_positions(whole ? 1 : per_output);
+  DeviceBuffer<std::uint32_t> d_snapshot(std::max<std::size_t>(1, per_output * most_calls));
+  DeviceBuffer<std::uint32_t> d_final(std::max<std::size_t>(1, per_output * most_calls));
+  // Pinned, so that the timed copy of the snapshot is one DMA, not a staged copy.
+  PinnedWords snapshot(per_output * most_calls);
+  std::mt19937_64 pick(std::random_device{}());
+  const std::size_t elements = work.input_bytes / work.element_bytes;
+
+  // One round of `calls` calls; its time per call in `ms`.
+  const auto round = [&](int calls, int number, double& ms) -> ::testing::AssertionResult {
+    add_calls(calls);
+    if (recorder.calls.size() != inputs.size()) {
+      return ::testing::AssertionFailure() << work.name << ": grader error, " << recorder.calls.size()
+                                           << " calls recorded for " << inputs.size() << " inputs";
+    }
+    const std::vector<remote::EncodedCall> these(recorder.calls.begin(), recorder.calls.begin() + calls);
+    const remote::CallReply ready = runner.prepare(these, recorder.regions);
+    if (std::string why = describe_failed_reply(work.name, ready); !why.empty()) {
+      return ::testing::AssertionFailure() << why;
+    }
+    std::vector<const std::uint32_t*> output_words;
+    for (int k = 0; k < calls; ++k) {
+      output_words.push_back(reinterpret_cast<const std::uint32_t*>(outputs[k]->data()));
+      if (work.element_bytes == 1) {
+        fresh_input<<<1024, 256>>>(raw<const std::uint8_t>(const_cast<void*>(work.source)), elements,
+                                   raw<std::uint8_t>(inputs[k]->data()), options.run_elements, round_seed(number, k));
+      } else {
+        fresh_input<<<1024, 256>>>(raw<const std::uint32_t>(const_cast<void*>(work.source)), elements,
+                                   raw<std::uint32_t>(inputs[k]->data()), options.run_elements, round_seed(number, k));
+      }
+      outputs[k]->fill_poison();
+    }
+    GRADER_CUDA_CHECK(cudaMemcpy(d_outputs.data(), output_words.data(), calls * sizeof(void*),
+                                 cudaMemcpyHostToDevice));
+    if (!whole) {
+      std::vector<std::uint32_t> positions(per_output);
+      for (auto& p : positions) p = static_cast<std::uint32_t>(pick() % words);
+      d_positions.upload(positions);
+    }
+    const std::size_t taken = per_output * calls;
+    std::vector<std::uint32_t> final_words(taken);
+    const int gather_blocks = static_cast<int>(std::min<std::size_t>(1024, taken / 256 + 1));
+    GRADER_CUDA_CHECK(cudaDeviceSynchronize());
+
+    const auto start = std::chrono::steady_clock::now();
+    const remote::CallReply done = runner.go();
+    if (taken > 0) {
+      gather_words<<<gather_blocks, 256>>>(d_outputs.data(), calls, per_output,
+                                           whole ? nullptr : d_positions.data(), d_snapshot.data());
+      GRADER_CUDA_CHECK(cudaMemcpy(snapshot.words, d_snapshot.data(), taken * 4, cudaMemcpyDeviceToHost));
+    }
+    const auto stop = std::chrono::steady_clock::now();
+
+    if (std::string why = describe_failed_reply(work.name, done); !why.empty()) {
+      return ::testing::AssertionFailure() << why;
+    }
+    if (taken > 0) {
+      gather_words<<<gather_blocks, 256>>>(d_outputs.data(), calls, per_output,
+                                           whole ? nullptr : d_positions.data(), d_final.data());
+      GRADER_CUDA_CHECK(cudaMemcpy(final_words.data(), d_final.data(), taken * 4, cudaMemcpyDeviceToHost));
+      if (!std::equal(final_words.begin(), final_words.end(), snapshot.words)) {
+        return ::testing::AssertionFailure()
+               << work.name << ": the outputs were still changing after the code reported that the "
+               << "GPU had finished (a timed call must not return before its kernels end)";
+      }
+    }
+    for (int k = 0; k < calls; ++k) {
+      ::testing::AssertionResult right = work.verify(inputs[k]->data(), outputs[k]->data());
+      if (!right) {
+        return ::testing::AssertionFailure() << work.name << ", timed call " << k + 1 << " of " << calls
+                                             << " (a fresh input): " << right.message();
+      }
+    }
+    ms = std::chrono::duration<double, std::milli>(stop - start).count() / calls;
+    return ::testing::AssertionSuccess();
+  };
+
+  // A first round of two calls estimates a call's time; K then makes a round last at least
+  // kTargetRoundMs, so that the channel's fixed cost is a small share of it.
+  double estimate = 0;
+  if (::testing::AssertionResult r = round(2, 0, estimate); !r) return r;
+  const int calls = static_cast<int>(std::clamp<double>(std::ceil(kTargetRoundMs / std::max(estimate, 1e-6)),
+                                                        2, most_calls));
+  std::vector<double> times;
+  for (int number = 1; number <= options.rounds + 1; ++number) {
+    double ms = 0;
+    if (::testing::AssertionResult r = round(calls, number, ms); !r) return r;
+    if (number > 1) times.push_back(ms);  // round 1: the new buffers' first use, untimed
+  }
+  per_call_ms = summarize(times);
+  return ::testing::AssertionSuccess();
+}
+
+}  // namespace detail
+
+remote::RunnerProcess& yardstick_runner() {
+  static remote::RunnerProcess runner([] {
+    remote::RunnerOptions options;
+    options.program = run_options().yardstick_runner_path;
+    options.timeout_seconds = 60;
+    if (options.program.empty()) {
+      throw std::runtime_error("the grader needs --yardstick-runner=PATH (meson test and grade.py pass it)");
+    }
+    return options;
+  }());
+  return runner;
+}
+
+}  // namespace grader

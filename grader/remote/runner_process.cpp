@@ -1,0 +1,245 @@
+#include "grader/remote/runner_process.hpp"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+
+extern char** environ;
+
+namespace grader::remote {
+namespace {
+
+constexpr int kChildChannelFd = 3;
+
+// The runner's environment: the checker's, less every GRADER_* variable (the seed among them).
+std::vector<std::string> runner_environment() {
+  std::vector<std::string> kept;
+  for (char** e = environ; *e != nullptr; ++e) {
+    if (std::strncmp(*e, "GRADER_", 7) != 0) kept.emplace_back(*e);
+  }
+  return kept;
+}
+
+std::vector<char*> pointers(std::vector<std::string>& strings) {
+  std::vector<char*> result;
+  for (std::string& s : strings) result.push_back(s.data());
+  result.push_back(nullptr);
+  return result;
+}
+
+// "crashed: SIGSEGV (segmentation fault: ...)", in the words the batch's runner.py uses.
+std::string describe_signal(int signal) {
+  static const struct {
+    int number;
+    const char* name;
+    const char* meaning;
+  } known[] = {
+      {SIGSEGV, "SIGSEGV", "segmentation fault: a read or write outside the program's memory; on "
+                           "the CPU backend, often a kernel index past the end of a buffer (a "
+                           "missing i < n tail check?)"},
+      {SIGBUS, "SIGBUS", "bus error: a misaligned or invalid memory access"},
+      {SIGABRT, "SIGABRT", "aborted (abort(), a failed assert, or an uncaught exception)"},
+      {SIGFPE, "SIGFPE", "arithmetic fault (an integer division by zero?)"},
+      {SIGILL, "SIGILL", "illegal instruction"},
+      {SIGKILL, "SIGKILL", "killed"},
+      {SIGXFSZ, "SIGXFSZ", "file size limit exceeded: it wrote a file larger than the sandbox allows"},
+      {SIGXCPU, "SIGXCPU", "CPU time limit exceeded"}};
+  for (const auto& k : known) {
+    if (k.number == signal) return std::string("crashed: ") + k.name + " (" + k.meaning + ")";
+  }
+  return "crashed: signal " + std::to_string(signal) + " (" + strsignal(signal) + ")";
+}
+
+std::string describe_exit(int status, bool wrapped) {
+  if (WIFSIGNALED(status)) return describe_signal(WTERMSIG(status));
+  const int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (wrapped && code > 128 && code < 128 + 65) {  // a sandbox reports its child's signal so
+    return describe_signal(code - 128);
+  }
+  if (code == 127) return "could not be started (exit status 127: see the message above)";
+  return "exited with status " + std::to_string(code);
+}
+
+}  // namespace
+
+CallReply RunnerProcess::start_if_needed() {
+  if (pid_ > 0) return {};
+  int fds[2];
+  make_channel_pair(fds);
+  std::vector<std::string> argv = options_.wrapper;
+  argv.push_back(options_.program);
+  argv.push_back("--channel-fd=" + std::to_string(kChildChannelFd));
+  std::vector<std::string> env = runner_environment();
+  std::vector<char*> argv_p = pointers(argv), env_p = pointers(env);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return ended(CallReply::Process::kCannotStart, std::string("fork failed: ") + strerror(errno));
+  }
+  if (pid == 0) {
+    setpgid(0, 0);                    // its own group, so a timeout ends everything it started
+    prctl(PR_SET_PDEATHSIG, SIGKILL);  // and it never outlives the checker
+    if (fds[1] == kChildChannelFd) {
+      fcntl(kChildChannelFd, F_SETFD, 0);
+    } else {
+      dup2(fds[1], kChildChannelFd);
+    }
+    for (int fd = kChildChannelFd + 1, last = static_cast<int>(sysconf(_SC_OPEN_MAX)); fd < last && fd < 65536; ++fd) {
+      close(fd);  // nothing of the checker's (results channel, key pipe, files) crosses over
+    }
+    execvpe(argv_p[0], argv_p.data(), env_p.data());
+    std::fprintf(stderr, "[ grader   ] cannot start %s: %s\n", argv_p[0], strerror(errno));
+    _exit(127);
+  }
+  close(fds[1]);
+  pid_ = pid;
+  channel_ = Channel(fds[0]);
+  mapped_.clear();
+  return {};
+}
+
+std::vector<char> RunnerProcess::header(Message kind, std::uint32_t count, std::uint64_t schedule_seed,
+                                        const std::vector<const SharedRegion*>& regions,
+                                        std::vector<int>& fds) {
+  Writer out;
+  out.put(kind);
+  if (kind == Message::kRound) out.put(count);
+  out.put(schedule_seed);
+  std::vector<std::uint64_t> released;
+  for (std::uint64_t id : take_released_regions()) {
+    if (mapped_.erase(id) > 0) released.push_back(id);
+  }
+  out.put(static_cast<std::uint32_t>(released.size()));
+  for (std::uint64_t id : released) out.put(id);
+  out.put(static_cast<std::uint32_t>(regions.size()));
+  for (const SharedRegion* region : regions) {
+    std::int32_t fd_index = -1;
+    if (mapped_.insert(region->id).second) {
+      fd_index = static_cast<std::int32_t>(fds.size());
+      fds.push_back(region->fd);
+    }
+    out.put(region->id);
+    out.put(static_cast<std::uint64_t>(region->bytes));
+    out.put(fd_index);
+  }
+  return out.bytes();
+}
+
+CallReply RunnerProcess::call(const EncodedCall& call, const std::vector<const SharedRegion*>& regions,
+                              std::uint64_t schedule_seed) {
+  CallReply started = start_if_needed();
+  if (started.process != CallReply::Process::kAlive) return started;
+  std::vector<int> fds;
+  Writer out;
+  out.bytes() = header(Message::kCall, 1, schedule_seed, regions, fds);
+  out.put_string(call.function);
+  out.put_bytes(call.arguments);
+  return exchange(out.bytes(), fds, false, Message::kReply);
+}
+
+CallReply RunnerProcess::prepare(const std::vector<EncodedCall>& calls,
+                                 const std::vector<const SharedRegion*>& regions) {
+  CallReply started = start_if_needed();
+  if (started.process != CallReply::Process::kAlive) return started;
+  std::vector<int> fds;
+  Writer out;
+  out.bytes() = header(Message::kRound, static_cast<std::uint32_t>(calls.size()), kKeepSchedule, regions, fds);
+  for (const EncodedCall& call : calls) {
+    out.put_string(call.function);
+    out.put_bytes(call.arguments);
+  }
+  return exchange(out.bytes(), fds, false, Message::kReady);
+}
+
+CallReply RunnerProcess::go() {
+  Writer out;
+  out.put(Message::kGo);
+  return exchange(out.bytes(), {}, true, Message::kReply);
+}
+
+CallReply RunnerProcess::exchange(const std::vector<char>& bytes, const std::vector<int>& fds,
+                                  bool spin, Message expected) {
+  if (!channel_.send(bytes, fds)) return ended(CallReply::Process::kCrashed, "");
+  const int timeout_ms = options_.timeout_seconds > 0 ? static_cast<int>(options_.timeout_seconds * 1000) : -1;
+  Packet packet;
+  switch (channel_.receive(packet, timeout_ms, spin)) {
+    case Channel::Received::kTimedOut:
+      return ended(CallReply::Process::kTimedOut,
+                   "did not finish within " + std::to_string(static_cast<int>(options_.timeout_seconds)) +
+                       " s (GRADER_TEST_TIMEOUT): an endless loop, or a kernel far too slow?");
+    case Channel::Received::kClosed:
+      return ended(CallReply::Process::kCrashed, "");
+    case Channel::Received::kPacket:
+      break;
+  }
+  CallReply reply;
+  try {
+    Reader in(packet.bytes);
+    const auto kind = in.get<Message>();
+    if (kind == expected && kind == Message::kReady) return reply;
+    if (kind != Message::kReply) throw ProtocolError("unexpected message");
+    reply.outcome = in.get<Outcome>();
+    reply.cuda_error = in.get<std::int32_t>();
+    reply.text = in.get_string();
+    reply.exception_type = in.get_string();
+    reply.value = in.get_bytes();
+    reply.kernels = in.get<std::uint64_t>();
+    reply.device_to_host_bytes = in.get<std::uint64_t>();
+    const bool exiting = in.get<std::uint8_t>() != 0;
+    if (exiting) stop();
+  } catch (const ProtocolError& error) {
+    stop();
+    reply.process = CallReply::Process::kCrashed;
+    reply.process_text = std::string("sent the grader a malformed reply (") + error.what() + ")";
+  }
+  for (int fd : packet.fds) close(fd);  // a runner has no reason to send any
+  return reply;
+}
+
+CallReply RunnerProcess::ended(CallReply::Process how, const std::string& text) {
+  CallReply reply;
+  reply.process = how;
+  reply.process_text = text;
+  if (pid_ > 0) {
+    if (how == CallReply::Process::kTimedOut) kill(-pid_, SIGKILL);
+    int status = 0;
+    // A closed channel means the runner is ending: wait for it (briefly), then make sure.
+    for (int i = 0; i < 200 && waitpid(pid_, &status, WNOHANG) == 0; ++i) {
+      if (i == 199) {
+        kill(-pid_, SIGKILL);
+        waitpid(pid_, &status, 0);
+      } else {
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+    }
+    if (reply.process_text.empty()) reply.process_text = describe_exit(status, !options_.wrapper.empty());
+    if (how == CallReply::Process::kAlive && !(WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+      failed_exit_ = describe_exit(status, !options_.wrapper.empty());
+    }
+    kill(-pid_, SIGKILL);  // anything it left behind in its group
+  }
+  pid_ = -1;
+  channel_.close();
+  mapped_.clear();
+  return reply;
+}
+
+void RunnerProcess::stop() {
+  if (pid_ <= 0) return;
+  Writer quit;
+  quit.put(Message::kQuit);
+  channel_.send(quit.bytes());
+  channel_.close();
+  ended(CallReply::Process::kAlive, "stopped");
+}
+
+}  // namespace grader::remote

@@ -1,0 +1,85 @@
+// The checker's handle on its runner: starts the runner program (through the sandbox or sanitizer
+// wrapper it is given), sends calls and timed rounds, and notices when the runner crashes, hangs
+// or leaves. A runner that is gone is started afresh at the next call, with every live buffer.
+#pragma once
+#include <sys/types.h>
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "grader/remote/channel.hpp"
+#include "grader/remote/shared_memory.hpp"
+#include "grader/remote/wire.hpp"
+
+namespace grader::remote {
+
+// One call as the checker encoded it: the function's name, its argument bytes, and the shared
+// regions its pointers index.
+struct EncodedCall {
+  std::string function;
+  std::vector<char> arguments;
+};
+
+struct CallReply {
+  enum class Process { kAlive, kCrashed, kTimedOut, kCannotStart };
+  Process process = Process::kAlive;
+  std::string process_text;  // "killed by signal 11 (Segmentation fault)", ...
+  Outcome outcome = Outcome::kOk;
+  int cuda_error = 0;
+  std::string text;
+  std::string exception_type;
+  std::vector<char> value;
+  std::uint64_t kernels = 0;
+  std::uint64_t device_to_host_bytes = 0;
+};
+
+struct RunnerOptions {
+  std::string program;               // the runner executable
+  std::vector<std::string> wrapper;  // e.g. compute-sanitizer ..., or a sandbox; may be empty
+  double timeout_seconds = 30;       // per call or round; 0 = none
+};
+
+class RunnerProcess {
+ public:
+  explicit RunnerProcess(RunnerOptions options) : options_(std::move(options)) {}
+  ~RunnerProcess() { stop(); }
+  RunnerProcess(const RunnerProcess&) = delete;
+  RunnerProcess& operator=(const RunnerProcess&) = delete;
+
+  const RunnerOptions& options() const { return options_; }
+
+  // One call: runs it, waits for the GPU, replies. `regions` are the ones the arguments index.
+  CallReply call(const EncodedCall& call, const std::vector<const SharedRegion*>& regions,
+                 std::uint64_t schedule_seed = kKeepSchedule);
+
+  // A timed round in two steps: prepare() sends the calls and returns once the runner has mapped
+  // every buffer (nothing has run); go() starts them, back to back, and returns when the runner
+  // reports that the GPU has finished. Between the two the checker writes the round's inputs.
+  CallReply prepare(const std::vector<EncodedCall>& calls,
+                    const std::vector<const SharedRegion*>& regions);
+  CallReply go();
+
+  void stop();  // ends the runner (it is started again when needed)
+  bool running() const { return pid_ > 0; }
+  // How the last runner ended when it was stopped, if it ended on its own with a status other
+  // than 0 ("" otherwise): under a sanitizer wrapper, an error it reported at exit.
+  const std::string& failed_exit() const { return failed_exit_; }
+
+ private:
+  CallReply start_if_needed();
+  std::vector<char> header(Message kind, std::uint32_t count, std::uint64_t schedule_seed,
+                           const std::vector<const SharedRegion*>& regions, std::vector<int>& fds);
+  CallReply exchange(const std::vector<char>& bytes, const std::vector<int>& fds, bool spin,
+                     Message expected);
+  CallReply ended(CallReply::Process how, const std::string& text);
+
+  RunnerOptions options_;
+  pid_t pid_ = -1;
+  Channel channel_;
+  std::set<std::uint64_t> mapped_;  // region ids this runner instance has mapped
+  std::string failed_exit_;
+};
+
+}  // namespace grader::remote
