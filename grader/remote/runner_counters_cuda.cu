@@ -1,16 +1,43 @@
 // The runner's counters on a GPU: CUPTI's activity records of what actually ran on the device
 // (kernels, and copies with their direction), whatever API the student's code launched them with.
+// CUPTI is loaded at run time, not linked: without it (or without a driver) the runner still
+// starts, and its counts read "uncounted", which the checker reports as a check it cannot make.
 #include <cupti.h>
+#include <dlfcn.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstddef>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "grader/remote/runner_counters.hpp"
 
 namespace grader::remote {
 namespace {
+
+// The toolkit's own CUPTI first (GRADER_CUPTI_DIRS: the folders of the toolkit the runner was
+// built with), then whatever the dynamic loader finds.
+void* load_cupti() {
+  std::string dirs = GRADER_CUPTI_DIRS;
+  for (std::size_t start = 0; start <= dirs.size();) {
+    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
+    const std::string path = dirs.substr(start, end - start) + "/libcupti.so";
+    if (void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) return library;
+    start = end + 1;
+  }
+  return dlopen("libcupti.so", RTLD_NOW | RTLD_LOCAL);
+}
+
+// CUPTI(cuptiActivityEnable) is CUPTI's function, or nullptr where CUPTI did not load.
+template <typename Function>
+Function cupti_function(const char* name) {
+  static void* const library = load_cupti();
+  return library ? reinterpret_cast<Function>(dlsym(library, name)) : nullptr;
+}
+#define CUPTI(function) \
+  ([] { static const auto f = cupti_function<decltype(&::function)>(#function); return f; }())
 
 std::atomic<std::uint64_t> kernels{0};
 std::atomic<std::uint64_t> to_host{0};
@@ -37,7 +64,7 @@ void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::si
 void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t,
                                std::size_t valid) {
   CUpti_Activity* record = nullptr;
-  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+  while (CUPTI(cuptiActivityGetNextRecord)(buffer, valid, &record) == CUPTI_SUCCESS) {
     if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
       ++kernels;
     } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
@@ -53,17 +80,22 @@ Counters last;
 }  // namespace
 
 void start_counting() {
-  counting = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) == CUPTI_SUCCESS &&
-             cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS &&
-             cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) == CUPTI_SUCCESS;
+  const bool loaded = CUPTI(cuptiActivityRegisterCallbacks) && CUPTI(cuptiActivityEnable) &&
+                      CUPTI(cuptiActivityDisable) && CUPTI(cuptiActivityFlushAll) &&
+                      CUPTI(cuptiActivityGetNextRecord);
+  counting = loaded &&
+             CUPTI(cuptiActivityRegisterCallbacks)(buffer_requested, buffer_completed) == CUPTI_SUCCESS &&
+             CUPTI(cuptiActivityEnable)(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS &&
+             CUPTI(cuptiActivityEnable)(CUPTI_ACTIVITY_KIND_MEMCPY) == CUPTI_SUCCESS;
   if (!counting) {
-    std::fprintf(stderr, "[ runner   ] CUPTI is unavailable here: kernel launches cannot be counted\n");
+    std::fprintf(stderr, "[ runner   ] %s: kernel launches cannot be counted\n",
+                 loaded ? "CUPTI refused to record" : "libcupti.so was not found");
   }
 }
 
 Counters read_and_reset_counters() {
   if (!counting) return {kUncounted, 0};
-  cuptiActivityFlushAll(1);
+  CUPTI(cuptiActivityFlushAll)(1);
   const Counters now{kernels.load(), to_host.load()};
   const Counters since{now.kernels - last.kernels, now.device_to_host_bytes - last.device_to_host_bytes};
   last = now;
@@ -77,7 +109,7 @@ namespace grader::remote {
 void pause_counting(bool paused) {
   if (!counting) return;
   for (CUpti_ActivityKind kind : {CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY}) {
-    paused ? cuptiActivityDisable(kind) : cuptiActivityEnable(kind);
+    paused ? CUPTI(cuptiActivityDisable)(kind) : CUPTI(cuptiActivityEnable)(kind);
   }
 }
 

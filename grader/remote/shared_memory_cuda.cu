@@ -13,12 +13,37 @@
 namespace grader::remote {
 namespace {
 
+// The driver's functions come through the runtime (which loads libcuda itself) instead of from
+// linking libcuda: on a machine without the NVIDIA driver the programs must still start, to say
+// that there is no GPU.
+template <typename Function>
+Function driver_function(const char* name) {
+  void* function = nullptr;
+  cudaDriverEntryPointQueryResult found = cudaDriverEntryPointSymbolNotFound;
+#if CUDART_VERSION >= 12050
+  const cudaError_t status =
+      cudaGetDriverEntryPointByVersion(name, &function, 12000, cudaEnableDefault, &found);
+#else
+  const cudaError_t status = cudaGetDriverEntryPoint(name, &function, cudaEnableDefault, &found);
+#endif
+  if (status != cudaSuccess || found != cudaDriverEntryPointSuccess || function == nullptr) {
+    throw std::runtime_error(std::string("shared GPU buffer: the CUDA driver does not provide ") +
+                             name + "; install an NVIDIA driver for CUDA 12 or newer");
+  }
+  return reinterpret_cast<Function>(function);
+}
+
+// DRIVER(cuMemCreate) is the driver's cuMemCreate, looked up once; CALL_DRIVER also checks.
+#define DRIVER(function) \
+  ([] { static const auto f = driver_function<decltype(&::function)>(#function); return f; }())
+#define CALL_DRIVER(function, ...) check(DRIVER(function)(__VA_ARGS__), #function)
+
 void check(CUresult result, const char* call) {
   if (result == CUDA_SUCCESS) return;
   const char* name = nullptr;
   const char* text = nullptr;
-  cuGetErrorName(result, &name);
-  cuGetErrorString(result, &text);
+  DRIVER(cuGetErrorName)(result, &name);
+  DRIVER(cuGetErrorString)(result, &text);
   throw std::runtime_error(std::string("shared GPU buffer: ") + call + " failed: " +
                            (text ? text : "?") + " (" + (name ? name : "?") +
                            "). The grader shares its buffers with the process that runs your code "
@@ -30,7 +55,7 @@ CUmemAllocationProp properties() {
   // The runtime's primary context must exist and be current for the driver calls below.
   if (cudaFree(nullptr) != cudaSuccess) throw std::runtime_error("shared GPU buffer: no CUDA context");
   CUdevice device = 0;
-  check(cuCtxGetDevice(&device), "cuCtxGetDevice");
+  CALL_DRIVER(cuCtxGetDevice, &device);
   CUmemAllocationProp p{};
   p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
   p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
@@ -42,12 +67,12 @@ CUmemAllocationProp properties() {
 char* reserve_and_map(CUmemGenericAllocationHandle handle, std::size_t bytes,
                       const CUmemAllocationProp& p) {
   CUdeviceptr address = 0;
-  check(cuMemAddressReserve(&address, bytes, 0, 0, 0), "cuMemAddressReserve");
-  check(cuMemMap(address, bytes, 0, handle, 0), "cuMemMap");
+  CALL_DRIVER(cuMemAddressReserve, &address, bytes, 0, 0, 0);
+  CALL_DRIVER(cuMemMap, address, bytes, 0, handle, 0);
   CUmemAccessDesc access{};
   access.location = p.location;
   access.flags = CU_MEM_ACCESS_FLAGS_PROT_READWRITE;
-  check(cuMemSetAccess(address, bytes, &access, 1), "cuMemSetAccess");
+  CALL_DRIVER(cuMemSetAccess, address, bytes, &access, 1);
   return reinterpret_cast<char*>(address);
 }
 
@@ -57,23 +82,21 @@ Exported export_new_allocation(std::size_t bytes) {
   static const CUmemAllocationProp p = properties();
   static const std::size_t granularity = [] {
     std::size_t g = 0;
-    check(cuMemGetAllocationGranularity(&g, &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-          "cuMemGetAllocationGranularity");
+    CALL_DRIVER(cuMemGetAllocationGranularity, &g, &p, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
     return g;
   }();
   bytes = (bytes + granularity - 1) / granularity * granularity;
   CUmemGenericAllocationHandle handle = 0;
-  const CUresult created = cuMemCreate(&handle, bytes, &p, 0);
+  const CUresult created = DRIVER(cuMemCreate)(&handle, bytes, &p, 0);
   if (created == CUDA_ERROR_OUT_OF_MEMORY) {
     throw std::runtime_error("shared GPU buffer: out of GPU memory allocating " +
                              std::to_string(bytes) + " bytes");
   }
   check(created, "cuMemCreate");
   int fd = -1;
-  check(cuMemExportToShareableHandle(&fd, handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
-        "cuMemExportToShareableHandle");
+  CALL_DRIVER(cuMemExportToShareableHandle, &fd, handle, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0);
   char* base = reserve_and_map(handle, bytes, p);
-  check(cuMemRelease(handle), "cuMemRelease");  // the mapping keeps the memory alive
+  CALL_DRIVER(cuMemRelease, handle);  // the mapping keeps the memory alive
   return {base, bytes, fd};
 }
 
@@ -86,20 +109,20 @@ void release_exported(const Exported& allocation) noexcept {
 void* map_shared(int fd, std::size_t bytes) {
   static const CUmemAllocationProp p = properties();
   CUmemGenericAllocationHandle handle = 0;
-  const CUresult imported = cuMemImportFromShareableHandle(
+  const CUresult imported = DRIVER(cuMemImportFromShareableHandle)(
       &handle, reinterpret_cast<void*>(static_cast<std::uintptr_t>(fd)),
       CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
   close(fd);
   check(imported, "cuMemImportFromShareableHandle");
   char* base = reserve_and_map(handle, bytes, p);
-  check(cuMemRelease(handle), "cuMemRelease");
+  CALL_DRIVER(cuMemRelease, handle);
   return base;
 }
 
 void unmap_shared(void* base, std::size_t bytes) noexcept {
   const CUdeviceptr address = reinterpret_cast<CUdeviceptr>(base);
-  cuMemUnmap(address, bytes);
-  cuMemAddressFree(address, bytes);
+  DRIVER(cuMemUnmap)(address, bytes);
+  DRIVER(cuMemAddressFree)(address, bytes);
 }
 
 }  // namespace grader::remote
