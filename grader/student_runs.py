@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 
-from batch import runner
+from batch import runner, scoring
 
 SCHEMA = "gpu-histogram-workbook/results/v1"
 DEFAULT_TEST_TIMEOUT_S = 30  # well under a minute: every test of every lab takes seconds
@@ -38,7 +38,7 @@ def technique_checks(tests, labs):
 
 
 def points_table(command, env, cwd):
-    """[(test, pass points, stretch points)] in run order."""
+    """[(test, pass points, stretch points, [tests its points need])] in run order."""
     done = subprocess.run(command + ["--grader-list-points"], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=120)
     if done.returncode != 0:
@@ -47,8 +47,9 @@ def points_table(command, env, cwd):
     table = []
     for line in done.stdout.splitlines():
         parts = line.split()
-        if len(parts) == 3:
-            table.append((parts[0], float(parts[1]), float(parts[2])))
+        if len(parts) == 4:
+            needs = [] if parts[3] == "-" else parts[3].split(",")
+            table.append((parts[0], float(parts[1]), float(parts[2]), needs))
     return table
 
 
@@ -68,14 +69,15 @@ def run_lab(test, timeout_s=DEFAULT_TEST_TIMEOUT_S):
     cwd = test.get("workdir") or os.getcwd()
     table = points_table(command, env, cwd)
     # The runner's kill comes a little after the watchdog's, which gives the clearer message.
-    result = runner.run_tests(command, [name for name, _, _ in table], env, cwd, timeout_s + 10)
+    result = runner.run_tests(command, [name for name, *_ in table], env, cwd, timeout_s + 10)
     tests = []
-    for name, points, stretch in table:
+    for name, points, stretch, needs in table:
         outcome = result.outcomes[name]
         tests.append({"name": name, "status": outcome.status,
                       "score": score_of(outcome, points, stretch), "max_score": points + stretch,
-                      "message": outcome.message, "metrics": outcome.metrics,
+                      "message": outcome.message, "needs": needs, "metrics": outcome.metrics,
                       "tiers": outcome.tiers, "fault": outcome.fault})
+    scoring.apply_gates(tests)
     hello = result.hello or {}
     document = {"schema": SCHEMA, "lab": test["name"], "submission": submission,
                 "backend": hello.get("backend", "?"), "device": hello.get("device", "?"),

@@ -9,7 +9,7 @@ reference run skipped (speed tests on the CPU backend) are not gradable here and
 import os
 import sys
 
-from . import integrity
+from . import integrity, scoring
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from report import telling_line  # noqa: E402  (grader/report.py: the student's score table)
@@ -23,9 +23,9 @@ def first_line(message):
 
 
 def reference_plan(reference_lab):
-    """(gradable program tests [(name, points, stretch)], checks [(name, max)]) of a lab."""
-    tests = [(t["name"], t["points"], t["stretch_points"]) for t in reference_lab["tests"]
-             if t["status"] != "skipped"]
+    """(gradable program tests [(name, points, stretch, needs)], checks [(name, max)]) of a lab."""
+    tests = [(t["name"], t["points"], t["stretch_points"], t.get("needs") or [])
+             for t in reference_lab["tests"] if t["status"] != "skipped"]
     checks = [(c["name"], c["max_score"]) for c in reference_lab.get("checks", [])
               if c["status"] != "skipped"]
     return tests, checks
@@ -61,10 +61,10 @@ def assemble_lab(lab, build, run, reference_lab, policy):
     else:
         not_graded = ""
     tests = []
-    for name, points, stretch in plan_tests:
+    for name, points, stretch, needs in plan_tests:
         outcome = run.outcomes.get(name) if run and not not_graded else None
         entry = {"name": name, "kind": "program", "max_score": points + stretch, "score": 0.0,
-                 "metrics": {}, "fault": ""}
+                 "needs": needs, "metrics": {}, "fault": ""}
         if outcome is None:
             entry.update(status="failed", message=not_graded or "no result")
         elif outcome.status == "skipped":
@@ -77,6 +77,7 @@ def assemble_lab(lab, build, run, reference_lab, policy):
                 met_stretch = any(t.get("name") == "stretch" and t.get("met") for t in outcome.tiers)
                 entry["score"] = points + (stretch if met_stretch else 0.0)
         tests.append(entry)
+    scoring.apply_gates(tests)
     checks = check_outcomes(build.checks) if not not_graded else {}
     for name, max_score in plan_checks:
         status, score, _, message = checks.get(name, ("failed", 0.0, 0.0, not_graded or "no result"))

@@ -102,7 +102,8 @@ def compute_reference(batch, worker, gpu):
             for name in tests:
                 o = run.outcomes[name]
                 ref_tests.append({"name": name, "points": o.points, "stretch_points": o.stretch_points,
-                                  "status": o.status, "message": o.message[:2000]})
+                                  "needs": o.needs, "status": o.status,
+                                  "message": o.message[:2000]})
             lab_ref = {"lab": lab.name, "source": sources.get(lab.name, "?"), "tests": ref_tests,
                        "checks": [{"name": n, "max_score": c[2], "status": c[0]} for n, c in checks.items()],
                        "findings": builds[lab.name].findings,
@@ -221,7 +222,7 @@ def run_batch(batch, entries):
                 if runner.STOP.is_set():
                     return
                 target = worker.targets[name]
-                tests = [n for n, _, _ in grading.reference_plan(reference["labs"][name])[0]]
+                tests = [n for n, *_ in grading.reference_plan(reference["labs"][name])[0]]
                 budget = batch.args.budget or 10 * batch.args.timeout
                 runs[name] = batch.run_lab(programs[name], folder, tests, gpu, target["args"],
                                            target["env"], budget, worker.run_inputs)

@@ -113,6 +113,9 @@ void test_finished(const TestRecord& record) {
   json.key("status").value(record.status);
   json.key("points").value(record.points.pass).key("stretch_points").value(record.points.stretch);
   json.key("message").value(record.message);
+  json.key("needs").begin_array();
+  for (const std::string& needed : record.needs) json.value(needed);
+  json.end_array();
   json.key("metrics").begin_object();
   for (const auto& [metric, value] : record.metrics) json.key(metric).value(value);
   json.end_object();

@@ -42,6 +42,7 @@ class TestOutcome:
     message: str = ""
     points: float = 0.0          # what the grader says the test is worth (trusted from the reference)
     stretch_points: float = 0.0
+    needs: list = field(default_factory=list)  # tests its points need (edge tests; scoring.py)
     metrics: dict = field(default_factory=dict)
     tiers: list = field(default_factory=list)
     fault: str = ""              # timeout, crash, exit, no-result, budget: the harness decided
@@ -169,6 +170,7 @@ def outcome_from_event(event):
                        message=str(event.get("message") or ""),
                        points=float(event.get("points") or 0),
                        stretch_points=float(event.get("stretch_points") or 0),
+                       needs=[str(n) for n in (event.get("needs") or []) if isinstance(n, str)],
                        metrics=metrics, tiers=tiers)
 
 

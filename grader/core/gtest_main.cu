@@ -21,7 +21,8 @@ bool every_test_skipped(const ::testing::UnitTest& unit) {
   return unit.test_to_run_count() > 0 && unit.skipped_test_count() == unit.test_to_run_count();
 }
 
-// --grader-list-points: each test's points, "NAME PASS STRETCH" a line, for grade.py's table (a
+// --grader-list-points: each test's points, "NAME PASS STRETCH NEEDS" a line (NEEDS: the tests,
+// comma-separated, that an edge test's points wait for, or -), for grade.py's table (a
 // test that crashes still counts in the maximum). Runs nothing.
 int list_points(const ::testing::UnitTest& unit) {
   for (int s = 0; s < unit.total_test_suite_count(); ++s) {
@@ -29,7 +30,12 @@ int list_points(const ::testing::UnitTest& unit) {
     for (int t = 0; t < suite.total_test_count(); ++t) {
       const std::string name = std::string(suite.name()) + "." + suite.GetTestInfo(t)->name();
       const grader::TestPoints points = grader::points_for(name);
-      std::printf("%s %g %g\n", name.c_str(), points.pass, points.stretch);
+      std::string needs;
+      for (const std::string& needed : grader::tests_needed_by(name)) {
+        needs += (needs.empty() ? "" : ",") + needed;
+      }
+      std::printf("%s %g %g %s\n", name.c_str(), points.pass, points.stretch,
+                  needs.empty() ? "-" : needs.c_str());
     }
   }
   return 0;

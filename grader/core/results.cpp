@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "grader/batch/results_channel.hpp"  // batch grading's private results channel
 #include "grader/core/json_writer.hpp"
@@ -50,6 +51,7 @@ class ResultsListener : public ::testing::EmptyTestEventListener {
         result->Skipped() ? "skipped" : (result->Passed() ? "passed" : "failed");
     records_.push_back(make_record(name, status, points_for(name), current().message,
                                    current().metrics, current().tiers));
+    records_.back().needs = tests_needed_by(name);
     batch_channel::test_finished(records_.back());
   }
 
@@ -61,6 +63,7 @@ class ResultsListener : public ::testing::EmptyTestEventListener {
     if (path.has_parent_path()) std::filesystem::create_directories(path.parent_path(), ignored);
     // Write then rename, so a reader never sees half a file.
     const std::string temporary = options.results_path + ".partial";
+    apply_gates(records_);
     {
       std::ofstream out(temporary);
       out << results_json(options.lab, options.submission, options.seed, context_, records_) << "\n";
@@ -84,6 +87,34 @@ bool register_points(const std::string& test_name, TestPoints points) {
 TestPoints points_for(const std::string& test_name) {
   const auto found = points_table().find(test_name);
   return found == points_table().end() ? TestPoints{} : found->second;
+}
+
+std::vector<std::string> tests_needed_by(const std::string& test_name) {
+  if (points_for(test_name).kind != TestKind::kEdge) return {};
+  const std::string suite = test_name.substr(0, test_name.find('.') + 1);
+  std::vector<std::string> suite_main, all_main;
+  for (const auto& [name, points] : points_table()) {
+    if (points.kind != TestKind::kMain) continue;
+    all_main.push_back(name);
+    if (name.compare(0, suite.size(), suite) == 0) suite_main.push_back(name);
+  }
+  return suite_main.empty() ? all_main : suite_main;
+}
+
+void apply_gates(std::vector<TestRecord>& records) {
+  std::set<std::string> passed;
+  for (const TestRecord& r : records) {
+    if (r.status == "passed") passed.insert(r.name);
+  }
+  for (TestRecord& r : records) {
+    std::string missing;
+    for (const std::string& needed : r.needs) {
+      if (!passed.count(needed)) missing += (missing.empty() ? "" : ", ") + needed;
+    }
+    if (missing.empty() || r.score == 0) continue;
+    r.message += std::string(r.message.empty() ? "" : "\n") + kGateMessage + missing;
+    r.score = 0;
+  }
 }
 
 void record_metric(const std::string& name, double value) {
@@ -134,6 +165,9 @@ std::string results_json(const std::string& lab, const std::string& submission, 
     json.key("score").value(r.score);
     json.key("max_score").value(r.points.pass + r.points.stretch);
     json.key("message").value(r.message);
+    json.key("needs").begin_array();
+    for (const std::string& needed : r.needs) json.value(needed);
+    json.end_array();
     json.key("metrics").begin_object();
     for (const auto& [metric, value] : r.metrics) json.key(metric).value(value);
     json.end_object();

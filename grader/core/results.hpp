@@ -1,5 +1,7 @@
 // Points, metrics and the per-lab results file. Each graded test declares its points where it is
 // defined (GRADED_TEST); speed tests may add a stretch tier. One JSON schema serves every lab.
+// Points reward work: an edge-case, shape or rule test (GRADED_EDGE_TEST), which code that does
+// nothing may pass, earns its points only when the main tests of its version (suite) pass.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -11,10 +13,17 @@
 namespace grader {
 
 constexpr const char* kResultsSchema = "gpu-histogram-workbook/results/v1";
+// Said of a passed edge test that earns nothing yet; grader/batch/scoring.py says the same.
+constexpr const char* kGateMessage =
+    "passed, but earns its points only once the main tests of this version pass (code that does "
+    "nothing passes this check too); not passed yet: ";
+
+enum class TestKind { kMain, kEdge, kSpeed };
 
 struct TestPoints {
   double pass = 0;     // earned when the test passes
   double stretch = 0;  // earned on top when a passing speed test also meets its stretch tier
+  TestKind kind = TestKind::kMain;
 };
 
 struct Tier {
@@ -31,6 +40,7 @@ struct TestRecord {
   std::string message;  // failure or skip messages, for the student
   std::vector<std::pair<std::string, double>> metrics;
   std::vector<Tier> tiers;
+  std::vector<std::string> needs;  // tests that must pass for this one's points (edge tests)
 };
 
 struct RunContext {
@@ -41,6 +51,12 @@ struct RunContext {
 // Called at static initialisation by GRADED_TEST; returns true so it can initialise a constant.
 bool register_points(const std::string& test_name, TestPoints points);
 TestPoints points_for(const std::string& test_name);
+// What an edge test's points wait for: the main tests of its suite, or of the whole program when
+// its suite has none (a rule test). Empty for main and speed tests.
+std::vector<std::string> tests_needed_by(const std::string& test_name);
+// Gives 0 points to each passed test whose needed tests did not all pass (or did not run), and
+// says why in its message. The batch grader applies the same rule (grader/batch/scoring.py).
+void apply_gates(std::vector<TestRecord>& records);
 
 // Inside a running test: a figure for the report ("time_ms", "gbps", "percent_of_read_bw",
 // "speedup_vs_baseline") and a tier's outcome. A stretch tier never fails the test.
@@ -65,8 +81,15 @@ std::string results_json(const std::string& lab, const std::string& submission, 
       ::grader::register_points(#fixture "." #name, ::grader::TestPoints{(points), 0});         \
   TEST_F(fixture, name)
 
+// An edge-case, shape or rule test: its points count only when the main tests of its suite pass.
+#define GRADED_EDGE_TEST(fixture, name, points)                                                 \
+  static const bool fixture##_##name##_registered = ::grader::register_points(                  \
+      #fixture "." #name, ::grader::TestPoints{(points), 0, ::grader::TestKind::kEdge});        \
+  TEST_F(fixture, name)
+
 // A speed test: `pass_points` when its threshold is met, `stretch_points` more for the stretch tier.
 #define GRADED_SPEED_TEST(fixture, name, pass_points, stretch_points)                           \
   static const bool fixture##_##name##_registered = ::grader::register_points(                  \
-      #fixture "." #name, ::grader::TestPoints{(pass_points), (stretch_points)});               \
+      #fixture "." #name,                                                                       \
+      ::grader::TestPoints{(pass_points), (stretch_points), ::grader::TestKind::kSpeed});       \
   TEST_F(fixture, name)

@@ -49,6 +49,45 @@ TEST(Points, AreRegisteredByName) {
   EXPECT_EQ(grader::points_for("Unknown.Test").pass, 0);
 }
 
+TEST(Points, AnEdgeTestNeedsTheMainTestsOfItsSuite) {
+  using grader::TestKind;
+  grader::register_points("Gate.MatchesCpu", {2, 0, TestKind::kMain});
+  grader::register_points("Gate.MatchesCpuOnOddSizes", {1, 0, TestKind::kMain});
+  grader::register_points("Gate.IsFast", {1, 1, TestKind::kSpeed});
+  grader::register_points("Gate.HandlesAnEmptyInput", {1, 0, TestKind::kEdge});
+  EXPECT_EQ(grader::tests_needed_by("Gate.HandlesAnEmptyInput"),
+            (std::vector<std::string>{"Gate.MatchesCpu", "Gate.MatchesCpuOnOddSizes"}));
+  EXPECT_TRUE(grader::tests_needed_by("Gate.MatchesCpu").empty());
+  EXPECT_TRUE(grader::tests_needed_by("Gate.IsFast").empty());
+}
+
+TEST(Points, AnEdgeTestEarnsNothingUntilItsMainTestsPass) {
+  auto edge = grader::make_record("S.HandlesAnEmptyInput", "passed", {1, 0, grader::TestKind::kEdge},
+                                  "", {}, {});
+  edge.needs = {"S.MatchesCpu"};
+  std::vector<grader::TestRecord> records = {
+      grader::make_record("S.MatchesCpu", "failed", {2, 0}, "bin 3 wrong", {}, {}), edge};
+  grader::apply_gates(records);
+  EXPECT_EQ(records[1].status, "passed");
+  EXPECT_EQ(records[1].score, 0);
+  EXPECT_NE(records[1].message.find("S.MatchesCpu"), std::string::npos) << records[1].message;
+
+  records[0] = grader::make_record("S.MatchesCpu", "passed", {2, 0}, "", {}, {});
+  records[1] = edge;
+  grader::apply_gates(records);
+  EXPECT_EQ(records[1].score, 1);
+  EXPECT_EQ(records[1].message, "");
+}
+
+TEST(Points, AnEdgeTestWhoseMainTestsDidNotRunEarnsNothing) {
+  auto edge = grader::make_record("S.HandlesAnEmptyInput", "passed", {1, 0, grader::TestKind::kEdge},
+                                  "", {}, {});
+  edge.needs = {"S.MatchesCpu"};
+  std::vector<grader::TestRecord> records = {edge};
+  grader::apply_gates(records);
+  EXPECT_EQ(records[0].score, 0);
+}
+
 TEST(ResultsJson, HoldsScoreMaxScoreAndEveryTest) {
   const std::vector<grader::TestRecord> records = {
       grader::make_record("A.Passes", "passed", {1, 0}, "", {{"time_ms", 1.5}}, {}),

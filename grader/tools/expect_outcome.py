@@ -8,7 +8,10 @@ with a message that names the defect. Exit status: 0 expectation met, 1 not met,
 
 Usage: expect_outcome.py --expect pass -- PROGRAM ARGS...
        expect_outcome.py --expect fail --must-fail Suite.Test [--must-fail ...]
-                         [--message-contains TEXT] -- PROGRAM ARGS...
+                         [--message-contains TEXT] [--max-score POINTS] -- PROGRAM ARGS...
+
+--max-score: the program's own results file must give at most POINTS (the untouched starter: 0,
+since tests that code doing nothing passes earn points only with the main tests).
 """
 import argparse
 import json
@@ -21,10 +24,17 @@ SKIP = 77
 
 
 def run_tests(command, timeout):
+    """(the finished process, {test: (status, failure text)}, the score its results file gives)"""
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
-        done = subprocess.run(command + [f"--gtest_output=json:{report}"], capture_output=True,
-                              text=True, timeout=timeout)
+        results = os.path.join(tmp, "results.json")
+        command = [a for a in command if not a.startswith("--results=")]
+        done = subprocess.run(command + [f"--gtest_output=json:{report}", f"--results={results}"],
+                              capture_output=True, text=True, timeout=timeout)
+        score = None
+        if os.path.exists(results):
+            with open(results) as f:
+                score = json.load(f).get("score")
         tests = {}
         if os.path.exists(report):
             with open(report) as f:
@@ -35,7 +45,7 @@ def run_tests(command, timeout):
                         skipped = test.get("result") == "SKIPPED"
                         tests[name] = ("skipped" if skipped else "failed" if failures else "passed",
                                        "\n".join(failures))
-    return done, tests
+    return done, tests, score
 
 
 def main():
@@ -43,6 +53,7 @@ def main():
     parser.add_argument("--expect", choices=["pass", "fail"], required=True)
     parser.add_argument("--must-fail", action="append", default=[])
     parser.add_argument("--message-contains")
+    parser.add_argument("--max-score", type=float)
     parser.add_argument("--timeout", type=float, default=600)
     parser.add_argument("command", nargs=argparse.REMAINDER)
     args = parser.parse_args()
@@ -50,7 +61,7 @@ def main():
     if not command:
         parser.error("no program to run")
 
-    done, tests = run_tests(command, args.timeout)
+    done, tests, score = run_tests(command, args.timeout)
     if done.returncode < 0 or done.returncode not in (0, 1, SKIP):
         print(done.stdout[-4000:], done.stderr[-4000:], sep="\n")
         print(f"the test program crashed or stopped abnormally (status {done.returncode})")
@@ -85,12 +96,16 @@ def main():
         problems.append(f'no failure message mentions "{args.message_contains}"')
     if not failed:
         problems.append("no test failed")
+    if args.max_score is not None and (score is None or score > args.max_score):
+        problems.append(f"it scores {score} points, but may score at most {args.max_score:g}"
+                        if score is not None else "its results file was not written")
     if problems:
         print(done.stdout[-6000:])
         print("\n".join(problems))
         return 1
     print(f"caught as expected: {len(failed)} of {len(tests)} tests failed, including "
-          + ", ".join(args.must_fail))
+          + ", ".join(args.must_fail)
+          + (f"; it scores {score:g} points" if args.max_score is not None else ""))
     return 0
 
 

@@ -92,10 +92,10 @@ GRADED_TEST(Lab01Slices, MatchesCpuOnAllEqualSamples, 1) {
 GRADED_TEST(Lab01Slices, MatchesCpuWhenEverySampleIsTheLargestValue, 1) {
   expect_matches(version, "all samples 1023", grader::constant_samples(4099, kNumBins - 1));
 }
-GRADED_TEST(Lab01Slices, HandlesAnEmptyInput, 1) {
+GRADED_EDGE_TEST(Lab01Slices, HandlesAnEmptyInput, 1) {
   expect_matches(version, "0 samples", {});
 }
-GRADED_TEST(Lab01Slices, HandlesASingleSample, 1) {
+GRADED_EDGE_TEST(Lab01Slices, HandlesASingleSample, 1) {
   expect_matches(version, "1 sample", {kNumBins - 1});
 }
 GRADED_TEST(Lab01Slices, MatchesCpuOn1023Samples, 1) {
@@ -137,10 +137,10 @@ GRADED_TEST(Lab01GridStride, MatchesCpuOnAllEqualSamples, 1) {
 GRADED_TEST(Lab01GridStride, MatchesCpuWhenEverySampleIsTheLargestValue, 1) {
   expect_matches(version, "all samples 1023", grader::constant_samples(4099, kNumBins - 1));
 }
-GRADED_TEST(Lab01GridStride, HandlesAnEmptyInput, 1) {
+GRADED_EDGE_TEST(Lab01GridStride, HandlesAnEmptyInput, 1) {
   expect_matches(version, "0 samples", {});
 }
-GRADED_TEST(Lab01GridStride, HandlesASingleSample, 1) {
+GRADED_EDGE_TEST(Lab01GridStride, HandlesASingleSample, 1) {
   expect_matches(version, "1 sample", {kNumBins - 1});
 }
 GRADED_TEST(Lab01GridStride, MatchesCpuWhenSizeIsNotAMultipleOfTheGrid, 2) {

@@ -89,8 +89,8 @@ GRADED_TEST(Lab03SharedSlices, MatchesCpuOnAllEqualSamples, 1) {
 GRADED_TEST(Lab03SharedSlices, MatchesCpuWhenEverySampleIsTheLargestValue, 1) {
   expect_v1("all samples 1023", grader::constant_samples(4099, kNumBins - 1));
 }
-GRADED_TEST(Lab03SharedSlices, HandlesAnEmptyInput, 1) { expect_v1("0 samples", {}); }
-GRADED_TEST(Lab03SharedSlices, HandlesASingleSample, 1) { expect_v1("1 sample", {kNumBins - 1}); }
+GRADED_EDGE_TEST(Lab03SharedSlices, HandlesAnEmptyInput, 1) { expect_v1("0 samples", {}); }
+GRADED_EDGE_TEST(Lab03SharedSlices, HandlesASingleSample, 1) { expect_v1("1 sample", {kNumBins - 1}); }
 GRADED_TEST(Lab03SharedSlices, MatchesCpuWithBlocksSmallerThanTheBins, 2) {
   expect_v1("uniform samples", grader::uniform_samples(grader::scaled_size(300007), kNumBins, seed() + 2),
             small_block_slice_shapes());
@@ -120,8 +120,8 @@ GRADED_TEST(Lab03SharedGridStride, MatchesCpuOnAllEqualSamples, 1) {
 GRADED_TEST(Lab03SharedGridStride, MatchesCpuWhenEverySampleIsTheLargestValue, 1) {
   expect_v2("all samples 1023", grader::constant_samples(4099, kNumBins - 1));
 }
-GRADED_TEST(Lab03SharedGridStride, HandlesAnEmptyInput, 1) { expect_v2("0 samples", {}); }
-GRADED_TEST(Lab03SharedGridStride, HandlesASingleSample, 1) { expect_v2("1 sample", {kNumBins - 1}); }
+GRADED_EDGE_TEST(Lab03SharedGridStride, HandlesAnEmptyInput, 1) { expect_v2("0 samples", {}); }
+GRADED_EDGE_TEST(Lab03SharedGridStride, HandlesASingleSample, 1) { expect_v2("1 sample", {kNumBins - 1}); }
 GRADED_TEST(Lab03SharedGridStride, MatchesCpuWithBlocksSmallerThanTheBins, 2) {
   expect_v2("uniform samples", grader::uniform_samples(grader::scaled_size(300007), kNumBins, seed() + 2),
             small_block_grid_shapes());
@@ -164,8 +164,8 @@ GRADED_TEST(Lab03Bytes, CountsEveryByteValue, 1) {
   for (std::size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<unsigned char>(i * 7);
   expect_v3("every byte value", bytes);
 }
-GRADED_TEST(Lab03Bytes, HandlesAnEmptyInput, 1) { expect_v3("0 bytes", {}); }
-GRADED_TEST(Lab03Bytes, HandlesASingleByte, 1) { expect_v3("1 byte", {200}); }
+GRADED_EDGE_TEST(Lab03Bytes, HandlesAnEmptyInput, 1) { expect_v3("0 bytes", {}); }
+GRADED_EDGE_TEST(Lab03Bytes, HandlesASingleByte, 1) { expect_v3("1 byte", {200}); }
 GRADED_TEST(Lab03Bytes, MatchesCpuWhenSizeIsNotAMultipleOfTheBlock, 1) {
   for (std::size_t n : {255u, 257u, 4097u, 1000003u}) {
     expect_v3(std::to_string(n) + " random bytes", grader::random_bytes(grader::scaled_size(n), seed() + n));
@@ -222,8 +222,8 @@ GRADED_TEST(Lab03Wide, MatchesCpuOnAllEqualValues, 1) {
   expect_v4("every value 4095",
             std::vector<unsigned int>(grader::scaled_size(1 << 20), lab03::kWideBins - 1));
 }
-GRADED_TEST(Lab03Wide, HandlesAnEmptyInput, 1) { expect_v4("0 values", {}); }
-GRADED_TEST(Lab03Wide, HandlesASingleValue, 1) { expect_v4("1 value", {lab03::kWideBins - 1}); }
+GRADED_EDGE_TEST(Lab03Wide, HandlesAnEmptyInput, 1) { expect_v4("0 values", {}); }
+GRADED_EDGE_TEST(Lab03Wide, HandlesASingleValue, 1) { expect_v4("1 value", {lab03::kWideBins - 1}); }
 GRADED_TEST(Lab03Wide, MatchesCpuWhenSizeIsNotAMultipleOfTheGrid, 1) {
   for (std::size_t n : {4095u, 4097u, 1000003u}) {
     expect_v4(std::to_string(n) + " uniform values",
@@ -305,8 +305,8 @@ GRADED_TEST(Lab03Letters, MatchesCpuWhenEveryLetterIsTheSame, 1) {
   expect_v5("every byte 'e'", std::vector<unsigned char>(grader::scaled_size(1 << 20), 'e'));
   expect_v5("every byte 'z'", std::vector<unsigned char>(4099, 'z'));
 }
-GRADED_TEST(Lab03Letters, HandlesAnEmptyInput, 1) { expect_v5("empty text", {}); }
-GRADED_TEST(Lab03Letters, HandlesASingleLetter, 1) { expect_v5("the text \"y\"", {'y'}); }
+GRADED_EDGE_TEST(Lab03Letters, HandlesAnEmptyInput, 1) { expect_v5("empty text", {}); }
+GRADED_EDGE_TEST(Lab03Letters, HandlesASingleLetter, 1) { expect_v5("the text \"y\"", {'y'}); }
 
 // ---- speed of (a) -------------------------------------------------------------------------------
 // The standard data, or as many samples all equal to 7: where privatization matters most.

@@ -188,8 +188,8 @@ std::size_t large() { return sized(std::size_t{1} << 22); }
   GRADED_TEST(Fixture, MatchesCpuWhenEveryBinIsHitOncePerRound, 1) {                               \
     expect_matches(version, "0..1023 three times", sawtooth(3));                                   \
   }                                                                                                \
-  GRADED_TEST(Fixture, HandlesAnEmptyInput, 1) { expect_matches(version, "0 samples", {}); }       \
-  GRADED_TEST(Fixture, HandlesASingleSample, 1) {                                                  \
+  GRADED_EDGE_TEST(Fixture, HandlesAnEmptyInput, 1) { expect_matches(version, "0 samples", {}); }  \
+  GRADED_EDGE_TEST(Fixture, HandlesASingleSample, 1) {                                             \
     expect_matches(version, "1 sample", {kNumBins - 1});                                           \
   }                                                                                                \
   GRADED_TEST(Fixture, MatchesCpuWhenSizeIsNotAMultipleOfTheChunk, 2) {                            \
@@ -206,10 +206,10 @@ std::size_t large() { return sized(std::size_t{1} << 22); }
     const std::vector<int> samples = standard_data(what);                                          \
     expect_matches(version, what, samples, {1024, 2048, 4096, 8192});                              \
   }                                                                                                \
-  GRADED_TEST(Fixture, RejectsABlockThatDoesNotCoverTheBins, 1) {                                  \
+  GRADED_EDGE_TEST(Fixture, RejectsABlockThatDoesNotCoverTheBins, 1) {                             \
     expect_rejects_blocks_not_covering_the_bins(version);                                          \
   }                                                                                                \
-  GRADED_TEST(Fixture, RejectsAChunkThatIsEmptyOrDoesNotFitInSharedMemory, 1) {                    \
+  GRADED_EDGE_TEST(Fixture, RejectsAChunkThatIsEmptyOrDoesNotFitInSharedMemory, 1) {               \
     expect_rejects_chunks_not_fitting(version);                                                    \
   }
 

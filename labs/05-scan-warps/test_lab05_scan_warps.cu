@@ -102,8 +102,8 @@ class BlockScanTest : public grader::GpuTest {
    protected:                                                                                   \
     BlockVersion version() const override { return make_version(); }                          \
   };                                                                                            \
-  GRADED_TEST(Fixture, HandlesAnEmptyInput, 1) { empty_input(); }                               \
-  GRADED_TEST(Fixture, ScansASingleElement, 1) { single_element(); }                            \
+  GRADED_EDGE_TEST(Fixture, HandlesAnEmptyInput, 1) { empty_input(); }                          \
+  GRADED_EDGE_TEST(Fixture, ScansASingleElement, 1) { single_element(); }                       \
   GRADED_TEST(Fixture, MatchesCpuAroundOneWarp, 1) { around_one_warp(); }                       \
   GRADED_TEST(Fixture, MatchesCpuAroundTheLargestTile, 1) { around_the_largest_tile(); }        \
   GRADED_TEST(Fixture, MatchesCpuOnSizesThatAreNotPowersOfTwo, 1) { sizes_not_powers_of_two(); } \
@@ -239,8 +239,8 @@ class WholeArrayTest : public grader::GpuTest {
    protected:                                                                                   \
     std::vector<WholeVersion> versions() const override { return make_versions(); }            \
   };                                                                                            \
-  GRADED_TEST(Fixture, HandlesAnEmptyInput, 1) { check("0 elements", {}); }                     \
-  GRADED_TEST(Fixture, ScansASingleElement, 1) { check("1 element", {-7}); }                    \
+  GRADED_EDGE_TEST(Fixture, HandlesAnEmptyInput, 1) { check("0 elements", {}); }                \
+  GRADED_EDGE_TEST(Fixture, ScansASingleElement, 1) { check("1 element", {-7}); }               \
   GRADED_TEST(Fixture, MatchesCpuAroundOneWarp, 1) { sizes({31, 32, 33}); }                     \
   GRADED_TEST(Fixture, MatchesCpuAroundOneThousandElements, 1) { sizes({1023, 1024, 1025}); }   \
   GRADED_TEST(Fixture, MatchesCpuAcrossTileBoundaries, 2) {                                     \
@@ -267,7 +267,7 @@ LAB05_WHOLE_ARRAY_TESTS(Lab05SinglePass, single_pass_versions)
 class Lab05Rules : public grader::GpuTest {};  // skips with the others where nothing can run
 
 // A rule, not a task: no points of its own; breaking it also withholds every speed test's points.
-GRADED_TEST(Lab05Rules, UsesNeitherCubNorThrust, 0) {
+GRADED_EDGE_TEST(Lab05Rules, UsesNeitherCubNorThrust, 0) {
   const lab05_test::RuleCheck& rules = lab05_test::rule_check();
   if (!rules.checked) GTEST_SKIP() << rules.reason;
   EXPECT_TRUE(rules.violations.empty()) << rules.reason;

@@ -270,6 +270,19 @@ class GradingTest(Temp):
         self.assertEqual(lab["score"], 1)
         self.assertEqual(lab["tests"][0]["status"], "failed")
 
+    def test_an_edge_test_earns_points_only_with_its_main_tests(self):
+        reference = reference_lab()
+        reference["tests"].append({"name": "S.Empty", "points": 1, "stretch_points": 0,
+                                   "needs": ["S.A"], "status": "passed", "message": ""})
+        run = run_of(A=("failed", []), B=("passed", []), Empty=("passed", []))
+        lab = grading.assemble_lab(LAB, LabBuild("lab01", "built"), run, reference, "zero")
+        empty = lab["tests"][-1]
+        self.assertEqual((empty["status"], empty["score"], lab["score"]), ("passed", 0, 1))
+        self.assertIn("not passed yet: S.A", empty["message"])
+        run = run_of(A=("passed", []), B=("passed", []), Empty=("passed", []))
+        lab = grading.assemble_lab(LAB, LabBuild("lab01", "built"), run, reference, "zero")
+        self.assertEqual((lab["tests"][-1]["score"], lab["score"]), (1, 4))
+
     def test_compile_errors_and_withheld_scores(self):
         broken = LabBuild("lab01", "compile_error", output="x.cu:3:1: error: expected ';'")
         lab = grading.assemble_lab(LAB, broken, None, reference_lab(), "zero")

@@ -6,6 +6,9 @@
 #
 #   grader/cpu_backend/tests/check_aarch64.sh [BUILD_DIR]
 #
+# Without BUILD_DIR it builds in a new temporary folder and removes it (a reused folder could hold
+# a build of another checkout); with BUILD_DIR it reuses that build.
+#
 # Needs the Debian/Ubuntu packages g++-aarch64-linux-gnu and qemu-user (exit 77, skipped, without
 # them) and GoogleTest's sources (/usr/src/googletest, package googletest) or the wrap's download:
 # the machine's own libgtest is x86-64. The cross file: grader/cpu_backend/cross/aarch64-linux-gnu.ini.
@@ -17,7 +20,12 @@ for tool in aarch64-linux-gnu-g++ qemu-aarch64 meson; do
     exit 77
   fi
 done
-build="${1:-${TMPDIR:-/tmp}/workbook-aarch64}"
+if [ $# -ge 1 ]; then
+  build="$1"
+else
+  build="$(mktemp -d "${TMPDIR:-/tmp}/workbook-aarch64.XXXXXX")"
+  trap 'rm -rf "$build"' EXIT
+fi
 
 if [ ! -f "$build/meson-private/coredata.dat" ]; then
   meson setup "$build" "$root" --cross-file "$root/grader/cpu_backend/cross/aarch64-linux-gnu.ini" \
