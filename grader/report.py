@@ -4,10 +4,12 @@
 Usage: python3 grader/report.py [BUILD_DIR]      (reads BUILD_DIR/results/lab*.json)
 
 One row per lab graded in this run (grade.py names them in results/run.json; the labs it did not
-run get a line saying so): tests passed, points, and the speed figures of the lab's first timed
-test (time, GB/s, share of this GPU's read bandwidth, speedup over the grader's baseline). Then
-each failed test with the line of its message that says what went wrong, and where the full
-messages are; the last line counts tests, as the table does.
+run get a line saying so): tests passed, points, and the figures of the lab's headline kernel
+(declared by the lab; time, GB/s, share of the read bandwidth measured in the same run, or of the
+copy bandwidth for the labs that write as much as they read, share of the GPU's theoretical peak,
+speedup over the grader's baseline). Then every speed test's tiers, met or not; each failed test
+with the line of its message that says what went wrong, and where the full messages are; the last
+line counts tests, as the table does.
 """
 import glob
 import json
@@ -58,11 +60,50 @@ def figure(metrics, key, fmt):
     return fmt.format(metrics[key]) if metrics.get(key) is not None else "-"
 
 
-def speed_metrics(lab):
+def headline(lab):
+    """(kernel label, metrics) of the lab's headline kernel: the speed test the lab declares,
+    else its first timed test that passed (results files of older graders)."""
+    declared = lab.get("headline") or {}
+    for test in lab["tests"]:
+        if declared and test["name"] == declared.get("test"):
+            return declared.get("kernel", "?"), test.get("metrics") or {}
+    if declared:
+        return declared.get("kernel", "?"), {}
     for test in lab["tests"]:
         if test["status"] == "passed" and "time_ms" in test["metrics"]:
-            return test["metrics"]
-    return {}
+            return test["name"].split(".")[-1], test["metrics"]
+    return "-", {}
+
+
+def share_of_bandwidth(metrics):
+    if metrics.get("percent_of_read_bw") is not None:
+        return f"{metrics['percent_of_read_bw']:.1f} read"
+    if metrics.get("percent_of_copy_bw") is not None:
+        return f"{metrics['percent_of_copy_bw']:.1f} copy"
+    return "-"
+
+
+def is_speed_test(test):
+    return test.get("kind") == "speed" or ("kind" not in test and
+                                           test["name"].split(".")[0].endswith("Speed"))
+
+
+def tier_lines(results):
+    """One line per speed test that ran: its tiers met or not (a test without tiers: its pass
+    tier is whether it passed). Skipped ones are counted with the other skipped tests."""
+    lines = []
+    for lab in results:
+        for test in filter(is_speed_test, lab["tests"]):
+            tiers = test.get("tiers") or []
+            if test["status"] == "skipped":
+                continue
+            if tiers:
+                verdicts = "; ".join(f"{t['name']} {'met' if t.get('met') else 'not met'}"
+                                     + (f" ({t['detail']})" if t.get("detail") else "") for t in tiers)
+            else:
+                verdicts = "pass met" if test["status"] == "passed" else "pass not met"
+            lines.append(f"  {lab['lab']} {test['name'].split('.')[-1]}: {verdicts}")
+    return lines
 
 
 def telling_line(message):
@@ -82,19 +123,22 @@ def counts(lab):
 
 
 def table(results, not_run=(), missing=()):
-    header = ("lab", "passed", "skipped", "points", "time ms", "GB/s", "% read bw", "vs baseline")
+    header = ("lab", "passed", "skipped", "points", "headline kernel", "time ms", "GB/s",
+              "% of bw", "% of peak", "vs baseline")
     rows = []
     for lab in results:
         passed, failed, skipped = counts(lab)
-        m = speed_metrics(lab)
+        kernel, m = headline(lab)
         rows.append((lab["lab"], f"{passed}/{passed + failed}", str(skipped),
-                     f"{lab['score']:g}/{lab['max_score']:g}", figure(m, "time_ms", "{:.3f}"),
-                     figure(m, "gbps", "{:.0f}"), figure(m, "percent_of_read_bw", "{:.1f}"),
+                     f"{lab['score']:g}/{lab['max_score']:g}", kernel, figure(m, "time_ms", "{:.3f}"),
+                     figure(m, "gbps", "{:.0f}"), share_of_bandwidth(m),
+                     figure(m, "percent_of_peak_bw", "{:.1f}"),
                      figure(m, "speedup_vs_baseline", "{:.2f}x")))
     notes = [(lab, "no results: the program stopped before its first test") for lab in missing]
     notes += [(lab, "not run this time") for lab in not_run]
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
-    lines = ["  ".join(cell.rjust(w) if i else cell.ljust(w) for i, (cell, w) in
+    left = (0, 4)  # the lab and the kernel's name read left to right; figures line up right
+    lines = ["  ".join(cell.ljust(w) if i in left else cell.rjust(w) for i, (cell, w) in
                        enumerate(zip(row, widths))) for row in [header] + rows]
     lines += [lab.ljust(widths[0]) + "  " + note for lab, note in notes]
     lines.insert(1, "-" * len(lines[0]))
@@ -113,6 +157,10 @@ def main(argv):
     print(table(results, not_run, missing))
     total = sum(r["score"] for r in results), sum(r["max_score"] for r in results)
     print(f"Total: {total[0]:g} / {total[1]:g} points" + (" (labs run this time)" if not_run else ""))
+    tiers = tier_lines(results)
+    if tiers:
+        print("Speed tests (% of bw: of the read, or copy, bandwidth measured in this run):")
+        print("\n".join(tiers))
     results_dir = os.path.relpath(os.path.join(build_dir, "results"))
     for lab in results:
         failed = [test for test in lab["tests"] if test["status"] == "failed"]

@@ -38,19 +38,22 @@ def technique_checks(tests, labs):
 
 
 def points_table(command, env, cwd):
-    """[(test, pass points, stretch points, [tests its points need])] in run order."""
+    """([(test, pass points, stretch points, kind, [tests its points need])] in run order,
+    the headline {"test", "kernel"} or None)."""
     done = subprocess.run(command + ["--grader-list-points"], capture_output=True, text=True,
                           env=env, cwd=cwd, timeout=120)
     if done.returncode != 0:
         raise RuntimeError(f"{command[0]} --grader-list-points failed ({done.returncode}): "
                            f"{(done.stdout + done.stderr)[-1000:]}")
-    table = []
+    table, headline = [], None
     for line in done.stdout.splitlines():
         parts = line.split()
-        if len(parts) == 4:
-            needs = [] if parts[3] == "-" else parts[3].split(",")
-            table.append((parts[0], float(parts[1]), float(parts[2]), needs))
-    return table
+        if len(parts) >= 3 and parts[0] == "#headline":
+            headline = {"test": parts[1], "kernel": " ".join(parts[2:])}
+        elif len(parts) == 5:
+            needs = [] if parts[4] == "-" else parts[4].split(",")
+            table.append((parts[0], float(parts[1]), float(parts[2]), parts[3], needs))
+    return table, headline
 
 
 def score_of(outcome, points, stretch):
@@ -67,13 +70,13 @@ def run_lab(test, timeout_s=DEFAULT_TEST_TIMEOUT_S):
     env = dict(os.environ, **(test.get("env") or {}))
     env["GRADER_TEST_TIMEOUT"] = f"{timeout_s:g}"  # the program's own watchdog names the test
     cwd = test.get("workdir") or os.getcwd()
-    table = points_table(command, env, cwd)
+    table, headline = points_table(command, env, cwd)
     # The runner's kill comes a little after the watchdog's, which gives the clearer message.
     result = runner.run_tests(command, [name for name, *_ in table], env, cwd, timeout_s + 10)
     tests = []
-    for name, points, stretch, needs in table:
+    for name, points, stretch, kind, needs in table:
         outcome = result.outcomes[name]
-        tests.append({"name": name, "status": outcome.status,
+        tests.append({"name": name, "status": outcome.status, "kind": kind,
                       "score": score_of(outcome, points, stretch), "max_score": points + stretch,
                       "message": outcome.message, "needs": needs, "metrics": outcome.metrics,
                       "tiers": outcome.tiers, "fault": outcome.fault})
@@ -83,6 +86,8 @@ def run_lab(test, timeout_s=DEFAULT_TEST_TIMEOUT_S):
                 "backend": hello.get("backend", "?"), "device": hello.get("device", "?"),
                 "score": sum(t["score"] for t in tests),
                 "max_score": sum(t["max_score"] for t in tests), "tests": tests}
+    if headline:
+        document["headline"] = headline
     output = "\n".join(f"-- run {i}: {a.filter_count} test(s), status {a.returncode}"
                        + (f": {a.reason}" if a.reason else "") + "\n" + a.output
                        for i, a in enumerate(result.attempts, 1))

@@ -21,9 +21,10 @@ bool every_test_skipped(const ::testing::UnitTest& unit) {
   return unit.test_to_run_count() > 0 && unit.skipped_test_count() == unit.test_to_run_count();
 }
 
-// --grader-list-points: each test's points, "NAME PASS STRETCH NEEDS" a line (NEEDS: the tests,
-// comma-separated, that an edge test's points wait for, or -), for grade.py's table (a
-// test that crashes still counts in the maximum). Runs nothing.
+// --grader-list-points: each test's points, "NAME PASS STRETCH KIND NEEDS" a line (KIND: main,
+// edge or speed; NEEDS: the tests, comma-separated, that an edge test's points wait for, or -),
+// then "#headline TEST KERNEL..." where the lab declares its headline kernel; for grade.py's table
+// (a test that crashes still counts in the maximum). Runs nothing.
 int list_points(const ::testing::UnitTest& unit) {
   for (int s = 0; s < unit.total_test_suite_count(); ++s) {
     const ::testing::TestSuite& suite = *unit.GetTestSuite(s);
@@ -34,9 +35,12 @@ int list_points(const ::testing::UnitTest& unit) {
       for (const std::string& needed : grader::tests_needed_by(name)) {
         needs += (needs.empty() ? "" : ",") + needed;
       }
-      std::printf("%s %g %g %s\n", name.c_str(), points.pass, points.stretch,
-                  needs.empty() ? "-" : needs.c_str());
+      std::printf("%s %g %g %s %s\n", name.c_str(), points.pass, points.stretch,
+                  grader::kind_name(points.kind), needs.empty() ? "-" : needs.c_str());
     }
+  }
+  if (!grader::headline().test.empty()) {
+    std::printf("#headline %s %s\n", grader::headline().test.c_str(), grader::headline().kernel.c_str());
   }
   return 0;
 }

@@ -89,6 +89,26 @@ TestPoints points_for(const std::string& test_name) {
   return found == points_table().end() ? TestPoints{} : found->second;
 }
 
+Headline& headline_entry() {
+  static Headline entry;
+  return entry;
+}
+
+bool declare_headline(const std::string& test_name, const std::string& kernel) {
+  headline_entry() = {test_name, kernel};
+  return true;
+}
+
+const Headline& headline() { return headline_entry(); }
+
+const char* kind_name(TestKind kind) {
+  switch (kind) {
+    case TestKind::kEdge: return "edge";
+    case TestKind::kSpeed: return "speed";
+    default: return "main";
+  }
+}
+
 std::vector<std::string> tests_needed_by(const std::string& test_name) {
   if (points_for(test_name).kind != TestKind::kEdge) return {};
   const std::string suite = test_name.substr(0, test_name.find('.') + 1);
@@ -157,11 +177,16 @@ std::string results_json(const std::string& lab, const std::string& submission, 
   json.key("seed").value(static_cast<long long>(seed));
   json.key("score").value(score);
   json.key("max_score").value(max_score);
+  if (!headline().test.empty()) {
+    json.key("headline").begin_object().key("test").value(headline().test);
+    json.key("kernel").value(headline().kernel).end_object();
+  }
   json.key("tests").begin_array();
   for (const TestRecord& r : records) {
     json.begin_object();
     json.key("name").value(r.name);
     json.key("status").value(r.status);
+    json.key("kind").value(kind_name(r.points.kind));
     json.key("score").value(r.score);
     json.key("max_score").value(r.points.pass + r.points.stretch);
     json.key("message").value(r.message);

@@ -43,6 +43,15 @@ struct TestRecord {
   std::vector<std::string> needs;  // tests that must pass for this one's points (edge tests)
 };
 
+// The lab's headline kernel: the speed test whose figures the score table shows for the lab.
+struct Headline {
+  std::string test;    // "Lab03Speed.SharedGridStrideIsFourTimesFasterThanTheBaseline"
+  std::string kernel;  // "v2 shared grid-stride"
+};
+bool declare_headline(const std::string& test_name, const std::string& kernel);
+const Headline& headline();  // empty test when the lab declares none
+const char* kind_name(TestKind kind);  // "main", "edge", "speed"
+
 struct RunContext {
   std::string backend;  // "cuda" or "cpu"
   std::string device;   // "NVIDIA H100 80GB HBM3 (sm_90, 132 SMs)"
@@ -86,6 +95,12 @@ std::string results_json(const std::string& lab, const std::string& submission, 
   static const bool fixture##_##name##_registered = ::grader::register_points(                  \
       #fixture "." #name, ::grader::TestPoints{(points), 0, ::grader::TestKind::kEdge});        \
   TEST_F(fixture, name)
+
+// The lab's headline speed test (one per lab): its figures are the lab's row in the score table.
+#define GRADED_HEADLINE_SPEED_TEST(fixture, name, pass_points, stretch_points, kernel)          \
+  static const bool fixture##_##name##_headline =                                               \
+      ::grader::declare_headline(#fixture "." #name, (kernel));                                 \
+  GRADED_SPEED_TEST(fixture, name, pass_points, stretch_points)
 
 // A speed test: `pass_points` when its threshold is met, `stretch_points` more for the stretch tier.
 #define GRADED_SPEED_TEST(fixture, name, pass_points, stretch_points)                           \

@@ -97,6 +97,17 @@ TEST(ResultsJson, HoldsScoreMaxScoreAndEveryTest) {
   EXPECT_NE(json.find("\"score\":1,\"max_score\":4"), std::string::npos) << json;
   EXPECT_NE(json.find("\"metrics\":{\"time_ms\":1.5}"), std::string::npos) << json;
   EXPECT_NE(json.find("bin 3: expected 1, got 0"), std::string::npos) << json;
+  EXPECT_NE(json.find("\"kind\":\"main\""), std::string::npos) << json;
+}
+
+TEST(ResultsJson, NamesTheHeadlineKernelTheLabDeclares) {
+  grader::declare_headline("A.IsFast", "v2 grid-stride");
+  const std::vector<grader::TestRecord> records = {
+      grader::make_record("A.IsFast", "passed", {1, 0, grader::TestKind::kSpeed}, "", {}, {})};
+  const std::string json = grader::results_json("lab01", "starter", 7, {"cuda", "GPU"}, records);
+  EXPECT_NE(json.find("\"headline\":{\"test\":\"A.IsFast\",\"kernel\":\"v2 grid-stride\"}"),
+            std::string::npos) << json;
+  EXPECT_NE(json.find("\"kind\":\"speed\""), std::string::npos) << json;
 }
 
 }  // namespace

@@ -59,10 +59,11 @@ class StudentLoop(unittest.TestCase):
         again = grade("--labs", "01")
         table = again.stdout[again.stdout.index("Score table"):]
         self.assertIn(os.path.join(ROOT, "starter"), table.splitlines()[0])
-        self.assertRegex(table, r"lab01\s+\d+/18\s+2\s+2/26")  # the starter's, not the solution's
+        # The starter's row, not the solution's: its two empty-input passes earn nothing.
+        self.assertRegex(table, r"lab01\s+2/18\s+2\s+0/26")
         for lab in ("lab02", "lab03", "lab06"):
             self.assertRegex(table, lab + r"\s+not run this time")
-        self.assertIn("Total: 2 / 26 points (labs run this time)", table)
+        self.assertIn("Total: 0 / 26 points (labs run this time)", table)
         last = again.stdout.strip().splitlines()
         self.assertIn("2 passed, 16 failed, 2 skipped", last[-2] + last[-1])
 

@@ -183,7 +183,8 @@ GRADED_SPEED_TEST(Lab01Speed, SlicesRunWithinOneAndAHalfTimesTheBaseline, 2, 0) 
   check_speed("histogram_v1_slices", lab01::describe(launch),
               [=](const int* d_s, int n, int* d_b) { lab01::histogram_v1_slices(d_s, n, d_b, launch); });
 }
-GRADED_SPEED_TEST(Lab01Speed, GridStrideRunsWithinOneAndAHalfTimesTheBaseline, 2, 0) {
+GRADED_HEADLINE_SPEED_TEST(Lab01Speed, GridStrideRunsWithinOneAndAHalfTimesTheBaseline, 2, 0,
+                           "v2 grid-stride") {
   const GridStrideLaunch launch = lab01::fastest_grid_stride_launch(sm_count());
   check_speed("histogram_v2_grid_stride", lab01::describe(launch),
               [=](const int* d_s, int n, int* d_b) { lab01::histogram_v2_grid_stride(d_s, n, d_b, launch); });

@@ -376,7 +376,10 @@ class Lab03Speed : public grader::SpeedTest {
 
 GRADED_SPEED_TEST(Lab03Speed, SharedSlicesAreFourTimesFasterThanTheBaseline, 2, 0) { check_v1(false); }
 GRADED_SPEED_TEST(Lab03Speed, SharedSlicesAreFourTimesFasterOnAllEqualSamples, 1, 0) { check_v1(true); }
-GRADED_SPEED_TEST(Lab03Speed, SharedGridStrideIsFourTimesFasterThanTheBaseline, 2, 2) { check_v2(false); }
+GRADED_HEADLINE_SPEED_TEST(Lab03Speed, SharedGridStrideIsFourTimesFasterThanTheBaseline, 2, 2,
+                           "v2 shared grid-stride") {
+  check_v2(false);
+}
 GRADED_SPEED_TEST(Lab03Speed, SharedGridStrideIsFourTimesFasterOnAllEqualSamples, 1, 0) { check_v2(true); }
 
 }  // namespace

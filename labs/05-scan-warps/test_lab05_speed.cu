@@ -141,7 +141,8 @@ class Lab05Speed : public grader::SpeedTest {
 // ---- whole array ---------------------------------------------------------------------------------
 // The faster of v5 and v6 is "the whole-array scan": v6 runs v5 until the student writes it, so a
 // student who stops at v5 is graded on v5, and one who writes v6 on the better of the two.
-GRADED_SPEED_TEST(Lab05Speed, WholeArrayScanReachesHalfTheCopyBandwidth, 3, 3) {
+GRADED_HEADLINE_SPEED_TEST(Lab05Speed, WholeArrayScanReachesHalfTheCopyBandwidth, 3, 3,
+                           "whole-array scan (faster of v5, v6)") {
   SpeedData& d = data();
   const lab05::WholeArrayLaunch launch = lab05::fastest_multi_block_launch();
   grader::Measurement v5, v6;
