@@ -24,7 +24,7 @@ __device__ Chunk this_blocks_chunk(int n, int samples_per_block) {
 
 // The block's threads copy the chunk together: s_chunk[i] = d_samples[chunk.first + i].
 __device__ void copy_chunk_to_shared(const int* d_samples, Chunk chunk, int* s_chunk) {
-  // TODO(Q4.1): a loop in which thread t copies samples t, t + blockDim.x, ... of the chunk,
+  // TODO(Q1.1): a loop in which thread t copies samples t, t + blockDim.x, ... of the chunk,
   // stopping at chunk.count (about 3 lines).
 }
 
@@ -37,7 +37,7 @@ __global__ void __launch_bounds__(threads_to_cover_the_bins(kBinsPerThreadInvers
   const Chunk chunk = this_blocks_chunk(n, samples_per_block);
   const int bin = threadIdx.x;
   copy_chunk_to_shared(d_samples, chunk, s_chunk);
-  // TODO(Q4.1): zero s_counts[bin]; wait until the whole block has copied its samples; scan the
+  // TODO(Q1.1): zero s_counts[bin]; wait until the whole block has copied its samples; scan the
   // chunk, adding 1 to s_counts[bin] for each sample equal to bin; then add s_counts[bin] into
   // d_bins[bin] with one atomicAdd, since other blocks count into the same bin (about 6 lines).
 }
@@ -51,7 +51,7 @@ __global__ void __launch_bounds__(threads_to_cover_the_bins(kBinsPerThreadBanks)
   copy_chunk_to_shared(d_samples, chunk, s_chunk);
   __syncthreads();
   const int bin = threadIdx.x;
-  // TODO(Q4.3): count the samples equal to bin in a register, adding (s_chunk[i] == bin) ? 1 : 0
+  // TODO(Q3.1): count the samples equal to bin in a register, adding (s_chunk[i] == bin) ? 1 : 0
   // with no `if`; then one atomicAdd into d_bins[bin] (about 5 lines).
 }
 
@@ -66,7 +66,7 @@ __global__ void __launch_bounds__(threads_to_cover_the_bins(kBinsPerThreadBanks2
   __syncthreads();
   const int bin0 = threadIdx.x;
   const int bin1 = bin0 + kBinStride;
-  // TODO(Q4.4): read each sample once and compare it with both bins, the xor way:
+  // TODO(Q4.1): read each sample once and compare it with both bins, the xor way:
   // count += (value ^ bin) ? 0 : 1; then one atomicAdd per bin (about 9 lines).
 }
 
@@ -81,14 +81,14 @@ __global__ void __launch_bounds__(threads_to_cover_the_bins(kBinsPerThreadBanks4
   copy_chunk_to_shared(d_samples, chunk, s_chunk);
   __syncthreads();
   const int bin0 = threadIdx.x;
-  // TODO(Q4.4): as v3 with the bins bin0 + k * kBinStride, k = 0..3, their counts in an array
+  // TODO(Q4.1): as v3 with the bins bin0 + k * kBinStride, k = 0..3, their counts in an array
   // int counts[kBins] indexed in #pragma unroll loops so it stays in registers (about 8 lines).
 }
 
 // Throws before anything is launched when the method cannot work with this shape.
 void check_launch_shape(const char* kernel, ChunkLaunch launch, int bins_per_thread) {
   const int needed = threads_to_cover_the_bins(bins_per_thread);
-  // TODO(Q4.1): when launch.threads_per_block is not `needed`, throw a LaunchShapeError whose
+  // TODO(Q1.1): when launch.threads_per_block is not `needed`, throw a LaunchShapeError whose
   // message names the kernel and says it needs `needed` threads per block (about 6 lines).
   if (launch.samples_per_block < 1 || launch.samples_per_block > kMaxSamplesPerBlock) {
     throw LaunchShapeError(std::string(kernel) + ": a chunk holds 1 to " +
@@ -142,7 +142,7 @@ void histogram_v4_banks4(const int* d_samples, int n, int* d_bins, ChunkLaunch l
                                                       launch.samples_per_block);
 }
 
-// TODO(Q4.5): after running the sweep, return the chunk size that was fastest on your GPU.
+// TODO(Q5.1): after running the sweep, return the chunk size that was fastest on your GPU.
 int fastest_samples_per_block() { return 1024; }
 
 }  // namespace lab04

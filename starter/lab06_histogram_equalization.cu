@@ -27,7 +27,7 @@ __global__ void histogram_kernel(const std::uint8_t* d_pixels, int n, unsigned* 
   // over the pixels, read four at a time as uchar4 or, faster, sixteen as uint4 (d_pixels is 16-byte
   // aligned), each counted with atomicAdd on s_bins; the last n % 4 (or n % 16) pixels by the first
   // threads of the grid; barrier; add each non-zero private bin to d_bins (about 20 lines).
-  // Stretch (Q2.3): one copy of the bins per lane, s_bins[level * 32 + lane], 32 KiB per block.
+  // TODO(Q2.3, stretch): one copy of the bins per lane, s_bins[level * 32 + lane], 32 KiB per block.
 }
 
 // ---- stage 2: CDF -------------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 """Run one lab program of one submission and learn each test's verdict from the grader itself.
 
-The verdicts come through a private channel (grader/batch/results_channel.cpp): a pipe whose lines
+The verdicts come through a private channel (grader/core/results_channel.cpp): a pipe whose lines
 carry a per-run key that only the grader's listener knows, so what the submission prints, and the
 exit status, count for nothing. The runner also keeps one submission's faults to itself:
 

@@ -5,7 +5,7 @@
 #include <fstream>
 #include <set>
 
-#include "grader/batch/results_channel.hpp"  // batch grading's private results channel
+#include "grader/core/results_channel.hpp"  // batch grading's private results channel
 #include "grader/core/json_writer.hpp"
 #include "grader/core/run_options.hpp"
 

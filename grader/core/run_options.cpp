@@ -1,6 +1,6 @@
 #include "grader/core/run_options.hpp"
 
-#include "grader/batch/results_channel.hpp"
+#include "grader/core/results_channel.hpp"
 
 #include <cstdlib>
 #include <cstring>

@@ -18,7 +18,7 @@ namespace grader::remote {
 namespace {
 
 // The toolkit's own CUPTI first (GRADER_CUPTI_DIRS: the folders of the toolkit the runner was
-// built with), then whatever the dynamic loader finds.
+// built with), then what the dynamic loader finds.
 void* load_cupti() {
   std::string dirs = GRADER_CUPTI_DIRS;
   for (std::size_t start = 0; start <= dirs.size();) {
@@ -27,6 +27,9 @@ void* load_cupti() {
     if (void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) return library;
     start = end + 1;
   }
+  // The loader's path: the versioned name the toolkit's runtime packages install, then the bare one.
+  const std::string versioned = "libcupti.so." + std::to_string(CUDART_VERSION / 1000);
+  if (void* library = dlopen(versioned.c_str(), RTLD_NOW | RTLD_LOCAL)) return library;
   return dlopen("libcupti.so", RTLD_NOW | RTLD_LOCAL);
 }
 

@@ -1,4 +1,4 @@
-// Handout questions 2.3, 3.3 and 4.1: time v1, v2 and v3 of the graded submission over several
+// Handout question 4.1: time v1, v2 and v3 of the graded submission over several
 // slice shapes on this GPU, next to the grader's global-atomics baseline; every result is checked.
 //   meson compile -C build lab02-sweep      or      build/labs/lab02_sweep --data=FILE
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Handout question 4.5: time the four thread-per-bin kernels of the graded submission over chunk
+// Handout question 5.1: time the four thread-per-bin kernels of the graded submission over chunk
 // sizes on this GPU, every run checked for correctness, next to the grader's global-atomics
 // baseline and its privatized shared-memory histogram measured on the same data.
 //   meson compile -C build lab04-sweep      or      build/labs/04-thread-per-bin/lab04_sweep --data=FILE

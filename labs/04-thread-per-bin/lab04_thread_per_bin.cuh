@@ -51,7 +51,7 @@ void histogram_v2_banks(const int* d_samples, int n, int* d_bins, ChunkLaunch la
 void histogram_v3_banks2(const int* d_samples, int n, int* d_bins, ChunkLaunch launch);
 void histogram_v4_banks4(const int* d_samples, int n, int* d_bins, ChunkLaunch launch);
 
-// The chunk size you found fastest with the sweep (handout question 4.5); the speed tests use it
+// The chunk size you found fastest with the sweep (handout question 5.1); the speed tests use it
 // for every version, so they compare the counting methods on the same chunks.
 int fastest_samples_per_block();
 

@@ -26,7 +26,7 @@ namespace {
 using lab04::ChunkLaunch;
 using lab04::kNumBins;
 
-// Speed thresholds, as ratios of times measured in this run (handout questions 4.3 and 4.4), set
+// Speed thresholds, as ratios of times measured in this run (handout questions 3.1 and 4.1), set
 // below the smallest ratio measured: 2.94x and 3.4x on H200s, 6x on the course's RTX 3060; banks4
 // took 0.86x the time of banks on an H200.
 constexpr double kMinBanksSpeedupOverInverse = 2.0;
@@ -129,7 +129,7 @@ void expect_rejected(const Version& v, ChunkLaunch bad, const std::string& must_
                 << (error != cudaSuccess
                         ? " (the launch then failed: " + grader::describe_cuda_error(error) + ")"
                         : " (it launched anyway)")
-                << ". It must throw lab04::LaunchShapeError before launching (question 4.1).";
+                << ". It must throw lab04::LaunchShapeError before launching (question 1.1).";
 }
 
 void expect_rejects_blocks_not_covering_the_bins(const Version& v) {
@@ -274,7 +274,7 @@ GRADED_HEADLINE_SPEED_TEST(Lab04Speed, BanksRunsAtLeastTwiceAsFastAsInverse, 3, 
   EXPECT_GE(speedup, kMinBanksSpeedupOverInverse)
       << "histogram_v2_banks is only " << speedup << "x faster than histogram_v1_inverse; at least "
       << kMinBanksSpeedupOverInverse << "x passes. v2 keeps its count in a register and adds "
-      << "(s_chunk[i] == bin) ? 1 : 0 with no branch; v1 counts in shared memory (question 4.3).";
+      << "(s_chunk[i] == bin) ? 1 : 0 with no branch; v1 counts in shared memory (question 3.1).";
 }
 
 GRADED_SPEED_TEST(Lab04Speed, Banks4TakesAtMostATenthMoreTimeThanBanks, 2, 0) {
@@ -290,10 +290,10 @@ GRADED_SPEED_TEST(Lab04Speed, Banks4TakesAtMostATenthMoreTimeThanBanks, 2, 0) {
   EXPECT_LE(ratio, kMaxBanks4TimeOverBanks)
       << "histogram_v4_banks4 takes " << ratio << "x the time of histogram_v2_banks; at most "
       << kMaxBanks4TimeOverBanks << "x passes. Keep the four counts in registers: an array indexed "
-      << "only inside #pragma unroll loops (question 4.4).";
+      << "only inside #pragma unroll loops (question 4.1).";
 }
 
-// No threshold: how far each version is from a method that does O(samples) work (question 4.6).
+// No threshold: how far each version is from a method that does O(samples) work (question 6).
 GRADED_SPEED_TEST(Lab04Speed, EveryVersionIsComparedWithAPrivatizedHistogram, 0, 0) {
   const grader::DeviceBuffer<int>& d_samples = standard_samples_on_device();
   const grader::Measurement& privatized =

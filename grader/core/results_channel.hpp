@@ -9,9 +9,8 @@
 // The batch's hidden seed travels in the key pipe too, so it is never in the program's environment
 // or arguments (both readable under /proc), and the program does not print it.
 //
-// Limit, stated plainly: the submission's code runs in this process, so code written on purpose
-// to read the key out of this process (its memory, or the key pipe before main()) could forge a
-// line. The harness's source and symbol checks flag the calls such code needs.
+// The submission's code never runs in this process: it runs in the runner (grader/remote), which
+// gets neither the key nor the channel's descriptors, and cannot read this process's memory.
 #pragma once
 #include <cstdint>
 #include <string>

@@ -1,4 +1,4 @@
-#include "grader/batch/results_channel.hpp"
+#include "grader/core/results_channel.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
