@@ -1,5 +1,5 @@
 """grade.py's test runs: each lab's graded program through the grader's test runner
-(grader/batch/runner.py), the one the batch grader uses. A crash, a CUDA fault or a hang then costs
+(grader/runs/runner.py), the one the batch grader uses. A crash, a CUDA fault or a hang then costs
 the test it happened in, reported with its cause in words (the signal, the CUDA error, the
 watchdog), and the lab's other tests still run in a fresh process. Then the lab's results file,
 made from this run alone, and a text file with every failure's full message.
@@ -12,7 +12,7 @@ import json
 import os
 import subprocess
 
-from batch import runner, scoring
+from runs import runner, scoring
 
 SCHEMA = "gpu-histogram-workbook/results/v1"
 DEFAULT_TEST_TIMEOUT_S = 30  # well under a minute: every test of every lab takes seconds

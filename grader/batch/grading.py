@@ -6,13 +6,10 @@ the same harness on the same machine), never from the submission's own process: 
 cannot add tests, change their points, or make a test it fails drop out of the maximum. Tests the
 reference run skipped (speed tests on the CPU backend) are not gradable here and are left out.
 """
-import os
-import sys
+from report import telling_line  # grader/report.py: the student's score table
+from runs import scoring
 
-from . import integrity, scoring
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-from report import telling_line  # noqa: E402  (grader/report.py: the student's score table)
+from . import integrity
 
 RECORD_SCHEMA = "gpu-histogram-workbook/batch/v1"
 MAX_MESSAGE = 4000

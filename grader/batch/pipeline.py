@@ -11,7 +11,9 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from . import builder, cpus, grading, reports, runner, submissions
+from runs import runner
+
+from . import builder, cpus, grading, reports, submissions
 from .project import ROOT
 
 

@@ -14,7 +14,9 @@ import tempfile
 import threading
 from dataclasses import dataclass
 
-from . import builder, project, runner, sandbox, sanitize
+from runs import runner
+
+from . import builder, project, sandbox, sanitize
 
 
 # Beside each staged runner: its lab's checker; once per run folder: the yardstick runner.

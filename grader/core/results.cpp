@@ -150,7 +150,7 @@ void record_tier(const std::string& name, bool met, const std::string& detail) {
 TestRecord make_record(const std::string& name, const std::string& status, TestPoints points,
                        const std::string& message, std::vector<std::pair<std::string, double>> metrics,
                        std::vector<Tier> tiers) {
-  TestRecord record{name, status, points, 0, message, std::move(metrics), std::move(tiers)};
+  TestRecord record{name, status, points, 0, message, std::move(metrics), std::move(tiers), {}};
   if (status == "passed") {
     record.score = points.pass;
     for (const Tier& tier : record.tiers) {

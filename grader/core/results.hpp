@@ -13,7 +13,7 @@
 namespace grader {
 
 constexpr const char* kResultsSchema = "gpu-histogram-workbook/results/v1";
-// Said of a passed edge test that earns nothing yet; grader/batch/scoring.py says the same.
+// Said of a passed edge test that earns nothing yet; grader/runs/scoring.py says the same.
 constexpr const char* kGateMessage =
     "passed, but earns its points only once the main tests of this version pass (code that does "
     "nothing passes this check too); not passed yet: ";
@@ -64,7 +64,7 @@ TestPoints points_for(const std::string& test_name);
 // its suite has none (a rule test). Empty for main and speed tests.
 std::vector<std::string> tests_needed_by(const std::string& test_name);
 // Gives 0 points to each passed test whose needed tests did not all pass (or did not run), and
-// says why in its message. The batch grader applies the same rule (grader/batch/scoring.py).
+// says why in its message. grade.py and the batch grader apply the same rule (grader/runs/scoring.py).
 void apply_gates(std::vector<TestRecord>& records);
 
 // Inside a running test: a figure for the report ("time_ms", "gbps", "percent_of_read_bw",

@@ -13,11 +13,7 @@
 extern char** environ;
 
 namespace grader::remote {
-namespace {
 
-constexpr int kChildChannelFd = 3;
-
-// The runner's environment: the checker's, less every GRADER_* variable (the seed among them).
 std::vector<std::string> runner_environment() {
   std::vector<std::string> kept;
   for (char** e = environ; *e != nullptr; ++e) {
@@ -33,7 +29,12 @@ std::vector<char*> pointers(std::vector<std::string>& strings) {
   return result;
 }
 
-// "crashed: SIGSEGV (segmentation fault: ...)", in the words the batch's runner.py uses.
+namespace {
+
+constexpr int kChildChannelFd = 3;
+
+}  // namespace
+
 std::string describe_signal(int signal) {
   static const struct {
     int number;
@@ -65,8 +66,6 @@ std::string describe_exit(int status, bool wrapped) {
   if (code == 127) return "could not be started (exit status 127: see the message above)";
   return "exited with status " + std::to_string(code);
 }
-
-}  // namespace
 
 CallReply RunnerProcess::start_if_needed() {
   if (pid_ > 0) return {};

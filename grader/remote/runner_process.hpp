@@ -35,6 +35,17 @@ struct CallReply {
   std::uint64_t device_to_host_bytes = 0;
 };
 
+// The environment of a process that runs student code: the checker's, less every GRADER_*
+// variable (the seed among them).
+std::vector<std::string> runner_environment();
+// argv/envp for exec: pointers into `strings`, then nullptr.
+std::vector<char*> pointers(std::vector<std::string>& strings);
+// "crashed: SIGSEGV (segmentation fault: ...)", in the words the batch's runs/runner.py uses.
+std::string describe_signal(int signal);
+// A wait() status in words; `wrapped`: a sandbox or sanitizer ran the program and reports its
+// child's signal as an exit status above 128.
+std::string describe_exit(int status, bool wrapped);
+
 struct RunnerOptions {
   std::string program;               // the runner executable
   std::vector<std::string> wrapper;  // e.g. compute-sanitizer ..., or a sandbox; may be empty

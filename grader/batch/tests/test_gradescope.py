@@ -22,7 +22,8 @@ TEMPLATE = os.path.join(ROOT, "grader", "gradescope")
 sys.path.insert(0, os.path.join(ROOT, "grader"))
 sys.path.insert(0, TEMPLATE)
 
-from batch import cli, gradescope, grading, integrity, project, reports, runner, submissions  # noqa: E402
+from batch import cli, gradescope, grading, integrity, project, reports, submissions  # noqa: E402
+from runs import runner  # noqa: E402
 from batch.builder import LabBuild  # noqa: E402
 import make_autograder_zip  # noqa: E402
 

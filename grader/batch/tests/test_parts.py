@@ -16,7 +16,8 @@ import zipfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # grader/
 
-from batch import grading, integrity, merge, project, reports, runner, submissions  # noqa: E402
+from batch import grading, integrity, merge, project, reports, submissions  # noqa: E402
+from runs import runner  # noqa: E402
 from batch.builder import LabBuild, clean_compiler_output  # noqa: E402
 
 FAKE = [sys.executable, os.path.join(HERE, "fake_lab_program.py")]

@@ -13,7 +13,8 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 
-from batch import runner, sandbox, sanitize  # noqa: E402
+from batch import sandbox, sanitize  # noqa: E402
+from runs import runner  # noqa: E402
 
 
 def run_inside(box, script, **kwargs):

@@ -1,0 +1,100 @@
+#include "grader/remote/program_run.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstring>
+
+#include "grader/remote/runner_process.hpp"
+
+namespace grader::remote {
+
+ProgramRun run_program(const std::vector<std::string>& wrapper, const std::string& program,
+                       const std::vector<std::string>& args, double timeout_seconds) {
+  ProgramRun run;
+  int out[2], err[2];
+  if (pipe2(out, O_CLOEXEC) != 0 || pipe2(err, O_CLOEXEC) != 0) {
+    run.how = std::string("could not be started: pipe failed: ") + std::strerror(errno);
+    return run;
+  }
+  std::vector<std::string> argv = wrapper;
+  argv.push_back(program);
+  argv.insert(argv.end(), args.begin(), args.end());
+  std::vector<std::string> env = runner_environment();
+  std::vector<char*> argv_p = pointers(argv), env_p = pointers(env);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    setpgid(0, 0);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    const int null_in = open("/dev/null", O_RDONLY);
+    dup2(null_in, 0);
+    dup2(out[1], 1);
+    dup2(err[1], 2);
+    for (int fd = 3, last = static_cast<int>(sysconf(_SC_OPEN_MAX)); fd < last && fd < 65536; ++fd) {
+      close(fd);  // nothing of the checker's crosses over
+    }
+    execvpe(argv_p[0], argv_p.data(), env_p.data());
+    std::fprintf(stderr, "cannot start %s: %s\n", argv_p[0], std::strerror(errno));
+    _exit(127);
+  }
+  close(out[1]);
+  close(err[1]);
+  if (pid < 0) {
+    close(out[0]);
+    close(err[0]);
+    run.how = std::string("could not be started: fork failed: ") + std::strerror(errno);
+    return run;
+  }
+  run.started = true;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<long long>(timeout_seconds * 1000));
+  pollfd fds[2] = {{out[0], POLLIN, 0}, {err[0], POLLIN, 0}};
+  std::string* sinks[2] = {&run.out, &run.err};
+  int open_pipes = 2;
+  while (open_pipes > 0) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        deadline - std::chrono::steady_clock::now()).count();
+    if (timeout_seconds > 0 && left <= 0) {
+      run.timed_out = true;
+      break;
+    }
+    if (poll(fds, 2, timeout_seconds > 0 ? static_cast<int>(left) : -1) < 0 && errno != EINTR) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || !(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      char buffer[65536];
+      const ssize_t got = read(fds[i].fd, buffer, sizeof buffer);
+      if (got <= 0) {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_pipes;
+      } else if (sinks[i]->size() < kMaxCapturedBytes) {
+        sinks[i]->append(buffer, static_cast<std::size_t>(got));
+      }
+    }
+  }
+  if (run.timed_out) kill(-pid, SIGKILL);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  kill(-pid, SIGKILL);  // whatever it left running in its group
+  for (const pollfd& f : fds) {
+    if (f.fd >= 0) close(f.fd);
+  }
+  if (run.timed_out) {
+    run.how = "stopped after " + std::to_string(static_cast<int>(timeout_seconds)) +
+              " s: an endless loop, or a wait that never ends?";
+  } else {
+    run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    run.how = describe_exit(status, !wrapper.empty());
+  }
+  return run;
+}
+
+}  // namespace grader::remote

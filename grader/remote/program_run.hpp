@@ -1,0 +1,24 @@
+// Runs a student's whole program (lab 00) as a separate process, as the runner is run: its own
+// process group, no GRADER_* variable, no descriptor of the checker's, killed with the checker or
+// at its time limit; stdout and stderr captured (at most kMaxCapturedBytes each).
+#pragma once
+#include <string>
+#include <vector>
+
+namespace grader::remote {
+
+constexpr std::size_t kMaxCapturedBytes = 1 << 20;
+
+struct ProgramRun {
+  bool started = false;    // false: it could not be started (`how` says why)
+  bool timed_out = false;
+  int exit_code = -1;      // the exit status when it exited, else -1
+  std::string how;         // "exited with status 1", "crashed: SIGSEGV (...)", "stopped after 30 s"
+  std::string out, err;
+};
+
+// `wrapper` (a sanitizer, qemu) goes before the program on the command line, as for the runner.
+ProgramRun run_program(const std::vector<std::string>& wrapper, const std::string& program,
+                       const std::vector<std::string>& args, double timeout_seconds);
+
+}  // namespace grader::remote

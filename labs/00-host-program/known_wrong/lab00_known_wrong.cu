@@ -1,0 +1,99 @@
+// Lab 00 known-wrong programs for the self-tests: the solution with one defect, chosen with
+// -DKNOWN_DEFECT=N (labs/00-host-program/meson.build says what each must fail).
+//   1 no_range_check: samples outside 0..1023 are counted, not refused
+//   2 exits_zero_on_errors: says "error:" but exits with status 0
+//   3 space_separated: prints the bins without the commas of data/histogram.py
+//
+//   lab00_host_program FILE   prints the first 10 bins of FILE (int32 samples in 0..1023) in
+//                             data/histogram.py's format, then the kernel's time
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <vector>
+
+constexpr int kNumBins = 1024;
+constexpr int kThreadsPerBlock = 256;
+
+#define CUDA_CHECK(call)                                                                 \
+  do {                                                                                   \
+    const cudaError_t status_ = (call);                                                  \
+    if (status_ != cudaSuccess) {                                                        \
+      std::fprintf(stderr, "error: %s:%d: %s (%s)\n", __FILE__, __LINE__,                \
+                   cudaGetErrorString(status_), #call);                                  \
+      std::exit(1);                                                                      \
+    }                                                                                    \
+  } while (0)
+
+// Given: one global atomicAdd per sample, the grid walking the samples together (lab 01's v2).
+__global__ void histogram_kernel(const int* samples, int n, int* bins) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    atomicAdd(&bins[samples[i]], 1);
+  }
+}
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s FILE   (FILE: int32 samples in 0..%d, e.g. build/data/data.bin)\n",
+                 argv[0], kNumBins - 1);
+    return 2;
+  }
+  std::vector<int> samples;
+  std::ifstream file(argv[1], std::ios::binary | std::ios::ate);
+  if (!file) {
+    std::fprintf(stderr, "error: cannot open %s: check the path (python3 data/generate.py makes one)\n", argv[1]);
+    return KNOWN_DEFECT == 2 ? 0 : 1;
+  }
+  const std::streamoff bytes = file.tellg();
+  if (bytes % static_cast<std::streamoff>(sizeof(int)) != 0) {
+    std::fprintf(stderr, "error: %s holds %lld bytes, not a whole number of int32 samples: the file is "
+                 "truncated; generate it again with python3 data/generate.py\n", argv[1],
+                 static_cast<long long>(bytes));
+    return KNOWN_DEFECT == 2 ? 0 : 1;
+  }
+  samples.resize(static_cast<std::size_t>(bytes) / sizeof(int));
+  file.seekg(0);
+  if (!file.read(reinterpret_cast<char*>(samples.data()), bytes)) {
+    std::fprintf(stderr, "error: reading %s failed after %lld bytes\n", argv[1],
+                 static_cast<long long>(file.gcount()));
+    return 1;
+  }
+  for (std::size_t i = 0; i < samples.size(); ++i) {
+    if (KNOWN_DEFECT != 1 && (samples[i] < 0 || samples[i] >= kNumBins)) {
+      std::fprintf(stderr, "error: sample %zu of %s is %d, outside 0..%d: this is not a samples file "
+                   "of this lab; generate one with python3 data/generate.py\n", i, argv[1], samples[i],
+                   kNumBins - 1);
+      return KNOWN_DEFECT == 2 ? 0 : 1;
+    }
+  }
+  const int n = static_cast<int>(samples.size());
+
+  std::vector<int> bins(kNumBins);
+  float kernel_ms = 0;
+  int* d_samples = nullptr;
+  int* d_bins = nullptr;
+  int sm_count = 0;
+  CUDA_CHECK(cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, 0));
+  CUDA_CHECK(cudaMalloc(&d_samples, samples.size() * sizeof(int)));
+  CUDA_CHECK(cudaMalloc(&d_bins, kNumBins * sizeof(int)));
+  CUDA_CHECK(cudaMemset(d_bins, 0, kNumBins * sizeof(int)));
+  CUDA_CHECK(cudaMemcpy(d_samples, samples.data(), samples.size() * sizeof(int), cudaMemcpyHostToDevice));
+  cudaEvent_t start, stop;
+  CUDA_CHECK(cudaEventCreate(&start));
+  CUDA_CHECK(cudaEventCreate(&stop));
+  CUDA_CHECK(cudaEventRecord(start));
+  histogram_kernel<<<2 * sm_count, kThreadsPerBlock>>>(d_samples, n, d_bins);
+  CUDA_CHECK(cudaGetLastError());
+  CUDA_CHECK(cudaEventRecord(stop));
+  CUDA_CHECK(cudaDeviceSynchronize());
+  CUDA_CHECK(cudaEventElapsedTime(&kernel_ms, start, stop));
+  CUDA_CHECK(cudaEventDestroy(start));
+  CUDA_CHECK(cudaEventDestroy(stop));
+  CUDA_CHECK(cudaMemcpy(bins.data(), d_bins, kNumBins * sizeof(int), cudaMemcpyDeviceToHost));
+  CUDA_CHECK(cudaFree(d_samples));
+  CUDA_CHECK(cudaFree(d_bins));
+
+  std::printf("[");
+  for (int b = 0; b < 10; ++b) std::printf(b ? (KNOWN_DEFECT == 3 ? " %d" : ", %d") : "%d", bins[b]);
+  std::printf("]\nkernel time: %.3f ms\n", kernel_ms);
+  return 0;
+}
