@@ -8,7 +8,7 @@
 namespace {
 
 std::string write_file(const std::string& name, const std::vector<unsigned char>& bytes) {
-  const std::string path = "samples_file_test_" + name + ".bin";
+  const std::string path = ::testing::TempDir() + "samples_file_test_" + name + ".bin";
   std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), bytes.size());
   return path;
 }
