@@ -3,14 +3,25 @@
 #include "grader/core/patterns.hpp"
 
 namespace grader {
+namespace {
+
+// "bin" -> "bins", "CDF entry" -> "CDF entries".
+std::string plural(const std::string& noun) {
+  if (noun.size() > 1 && noun.back() == 'y' && std::string("aeiou").find(noun[noun.size() - 2]) == std::string::npos) {
+    return noun.substr(0, noun.size() - 1) + "ies";
+  }
+  return noun + "s";
+}
+
+}  // namespace
 
 std::string Comparison::describe(const std::string& entry) const {
   std::ostringstream text;
   if (matches()) {
-    text << "all " << entries << " " << entry << "s match";
+    text << "all " << entries << " " << plural(entry) << " match";
     return text.str();
   }
-  text << wrong << " of " << entries << " " << entry << "s wrong; total " << got_total
+  text << wrong << " of " << entries << " " << plural(entry) << " wrong; total " << got_total
        << ", expected " << expected_total;
   if (poisoned > 0) {
     text << "; " << poisoned << " still hold the poison value 0x" << std::hex << kPoisonWord

@@ -34,16 +34,6 @@ const Measurement& once(std::map<Key, Measurement>& cache, const Key& key,
 
 }  // namespace
 
-const Summary& round_overhead_ms() {
-  static const Summary overhead = [] {
-    DeviceBuffer<int> source(std::vector<int>(1024, 1));
-    TimedWork<int, int> work{"the timing channel (no work)", source.data(), 1024, 1024,
-                             [](const int* in, int* out) { yardstick::nothing(in, out); }, anything};
-    return timed(work, 0).time_ms;
-  }();
-  return overhead;
-}
-
 const Measurement& read_bandwidth_yardstick(const int* d_samples, std::size_t n) {
   static std::map<std::tuple<const int*, std::size_t>, Measurement> cache;
   return once(cache, std::make_tuple(d_samples, n), [&] {

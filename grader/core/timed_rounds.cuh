@@ -9,9 +9,12 @@
 //   4. untimed: the snapshot must equal the outputs as they end up (a runner that replied while its
 //      kernels still ran is caught: its snapshot differs), and each output must be right for its
 //      input by the test's trusted reference.
-// A call's time is the round's over K; the median over rounds is the measurement. The grader's
-// yardsticks run the same way, in a runner of the grader's own (yardstick_runner()), so every ratio
-// compares like with like, channel and all; that channel's cost is measured and reported.
+// A call's time is the round's, less the channel's fixed cost, over K; the median over rounds is
+// the measurement. The fixed cost (messages, the GPU switching between the two processes, the
+// snapshot) is a round of one empty kernel in the grader's own runner, measured once per run: a
+// runner can only add to a round's time, never take from that cost. The grader's yardsticks run the
+// same way, in a runner of the grader's own (yardstick_runner()), so every ratio compares like with
+// like.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -27,7 +30,9 @@ namespace grader {
 
 struct RoundOptions {
   int rounds = 7;            // timed rounds (after two untimed ones: an estimate, a warm-up)
-  int max_calls = 64;        // K at most: enough calls for a round of 4 ms, as memory allows
+  int max_calls = 240;       // K at most: enough calls for a round of 12 ms, as memory allows
+  int calls = 0;             // K itself; 0: chosen from the estimate
+  bool subtract_channel_cost = true;  // false only to measure that cost
   int run_elements = 1024;   // length of the source's runs the fresh inputs are made of
 };
 
@@ -75,8 +80,9 @@ template <class In, class Out>
 // The runner of the grader's own yardsticks (--yardstick-runner=PATH; meson passes it).
 remote::RunnerProcess& yardstick_runner();
 
-// The channel's own cost: a round of K calls that launch nothing, in the yardstick runner, with a
-// 4 KiB output snapshot each. Measured once per run; printed with the first speed figure.
-const Summary& round_overhead_ms();
+// The channel's fixed cost of a round, in ms: the fastest of rounds of one call that launches an
+// empty kernel, in the yardstick runner, once the GPU is awake; measured once per run and
+// subtracted from every timed round.
+double channel_cost_ms();
 
 }  // namespace grader

@@ -17,7 +17,12 @@
 
 namespace grader::yardstick {
 
-void nothing(const int*, int*) {}
+namespace {
+__global__ void empty() {}
+}  // namespace
+
+// A launch and nothing else: what a round costs beyond its kernels' own time (timed_rounds.cuh).
+void empty_kernel(const int*, int*) { empty<<<1, 32>>>(); }
 void read(const int* d_in, std::size_t count, int* d_sink) { read_everything_once(d_in, count, d_sink); }
 void copy(const int* d_in, std::size_t count, int* d_out) {
   cudaMemcpyAsync(d_out, d_in, count * sizeof(int), cudaMemcpyDeviceToDevice);
@@ -48,7 +53,7 @@ void cub_inclusive_sum(const int*, int, int*, void*, std::size_t) {
 
 }  // namespace grader::yardstick
 
-GRADER_RUNNER_TABLE(GRADER_EXPOSE(grader::yardstick::nothing),
+GRADER_RUNNER_TABLE(GRADER_EXPOSE(grader::yardstick::empty_kernel),
                     GRADER_EXPOSE(grader::yardstick::read),
                     GRADER_EXPOSE(grader::yardstick::copy),
                     GRADER_EXPOSE(grader::yardstick::baseline_histogram),
@@ -62,8 +67,8 @@ GRADER_RUNNER_TABLE(GRADER_EXPOSE(grader::yardstick::nothing),
 
 namespace grader::yardstick {
 
-void nothing(const int* d_in, int* d_out) {
-  call_in<void>(yardstick_runner(), "grader::yardstick::nothing", d_in, d_out);
+void empty_kernel(const int* d_in, int* d_out) {
+  call_in<void>(yardstick_runner(), "grader::yardstick::empty_kernel", d_in, d_out);
 }
 void read(const int* d_in, std::size_t count, int* d_sink) {
   call_in<void>(yardstick_runner(), "grader::yardstick::read", d_in, count, d_sink);

@@ -6,7 +6,7 @@
 
 namespace grader::yardstick {
 
-void nothing(const int* d_in, int* d_out);                       // the channel's own cost
+void empty_kernel(const int* d_in, int* d_out);  // one empty kernel: the channel's own cost
 void read(const int* d_in, std::size_t count, int* d_sink);       // streaming read, writes nothing
 void copy(const int* d_in, std::size_t count, int* d_out);        // cudaMemcpyAsync, device to device
 void baseline_histogram(const int* d_in, int n, int* d_bins, int num_bins);    // zeroes, then counts

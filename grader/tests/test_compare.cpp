@@ -24,6 +24,13 @@ TEST(CompareExact, ReportsEachWrongBinWithIndexExpectedAndGot) {
   EXPECT_NE(text.find("bin 2: expected 7, got 6"), std::string::npos) << text;
 }
 
+TEST(CompareExact, NamesTheEntriesInThePlural) {
+  const auto c = grader::compare_exact<int>({1, 2}, {1, 3}, kPoison);
+  EXPECT_NE(c.describe("CDF entry").find("1 of 2 CDF entries wrong"), std::string::npos);
+  EXPECT_NE(c.describe("gray level").find("1 of 2 gray levels wrong"), std::string::npos);
+  EXPECT_NE(c.describe("key").find("1 of 2 keys wrong"), std::string::npos);
+}
+
 TEST(CompareExact, NamesPoisonedBinsAsNeverWritten) {
   const auto c = grader::compare_exact<int>({1, 2}, {1, kPoison}, kPoison);
   EXPECT_EQ(c.poisoned, 1u);
