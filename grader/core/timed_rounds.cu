@@ -24,7 +24,7 @@ namespace {
 constexpr std::size_t kWholeSnapshotWords = 1024;   // outputs up to 4 KiB: every word
 constexpr std::size_t kSampledWords = 1024;         // larger ones: this many random words each
 constexpr double kMemoryShare = 0.5;                // of the free GPU memory, for a round's buffers
-constexpr double kTargetRoundMs = 12;               // a round's length, where memory allows
+constexpr double kTargetRoundMs = 16;               // a round's length, where memory allows
 constexpr int kMostNewCallsAMessage = 120;          // two descriptors a call; Linux passes 253
 
 __device__ std::uint64_t mix(std::uint64_t x) {

@@ -30,7 +30,7 @@ namespace grader {
 
 struct RoundOptions {
   int rounds = 7;            // timed rounds (after two untimed ones: an estimate, a warm-up)
-  int max_calls = 240;       // K at most: enough calls for a round of 12 ms, as memory allows
+  int max_calls = 480;       // K at most: enough calls for a round of 16 ms, as memory allows
   int calls = 0;             // K itself; 0: chosen from the estimate
   bool subtract_channel_cost = true;  // false only to measure that cost
   int run_elements = 1024;   // length of the source's runs the fresh inputs are made of
