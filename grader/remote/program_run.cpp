@@ -3,7 +3,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <chrono>
 #include <cstring>
 
+#include "grader/remote/child_process.hpp"
 #include "grader/remote/runner_process.hpp"
 
 namespace grader::remote {
@@ -26,25 +26,9 @@ ProgramRun run_program(const std::vector<std::string>& wrapper, const std::strin
   std::vector<std::string> argv = wrapper;
   argv.push_back(program);
   argv.insert(argv.end(), args.begin(), args.end());
-  std::vector<std::string> env = runner_environment();
-  std::vector<char*> argv_p = pointers(argv), env_p = pointers(env);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    setpgid(0, 0);
-    prctl(PR_SET_PDEATHSIG, SIGKILL);
-    const int null_in = open("/dev/null", O_RDONLY);
-    dup2(null_in, 0);
-    dup2(out[1], 1);
-    dup2(err[1], 2);
-    for (int fd = 3, last = static_cast<int>(sysconf(_SC_OPEN_MAX)); fd < last && fd < 65536; ++fd) {
-      close(fd);  // nothing of the checker's crosses over
-    }
-    execvpe(argv_p[0], argv_p.data(), env_p.data());
-    std::fprintf(stderr, "cannot start %s: %s\n", argv_p[0], std::strerror(errno));
-    _exit(127);
-  }
+  const int null_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  const pid_t pid = start_child(argv, {{null_in, 0}, {out[1], 1}, {err[1], 2}});
+  if (null_in >= 0) close(null_in);
   close(out[1]);
   close(err[1]);
   if (pid < 0) {

@@ -2,7 +2,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -10,24 +9,9 @@
 #include <cstring>
 #include <thread>
 
-extern char** environ;
+#include "grader/remote/child_process.hpp"
 
 namespace grader::remote {
-
-std::vector<std::string> runner_environment() {
-  std::vector<std::string> kept;
-  for (char** e = environ; *e != nullptr; ++e) {
-    if (std::strncmp(*e, "GRADER_", 7) != 0) kept.emplace_back(*e);
-  }
-  return kept;
-}
-
-std::vector<char*> pointers(std::vector<std::string>& strings) {
-  std::vector<char*> result;
-  for (std::string& s : strings) result.push_back(s.data());
-  result.push_back(nullptr);
-  return result;
-}
 
 namespace {
 
@@ -74,30 +58,11 @@ CallReply RunnerProcess::start_if_needed() {
   std::vector<std::string> argv = options_.wrapper;
   argv.push_back(options_.program);
   argv.push_back("--channel-fd=" + std::to_string(kChildChannelFd));
-  std::vector<std::string> env = runner_environment();
-  std::vector<char*> argv_p = pointers(argv), env_p = pointers(env);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  const pid_t pid = fork();
+  const pid_t pid = start_child(argv, {{fds[1], kChildChannelFd}});
   if (pid < 0) {
     close(fds[0]);
     close(fds[1]);
     return ended(CallReply::Process::kCannotStart, std::string("fork failed: ") + strerror(errno));
-  }
-  if (pid == 0) {
-    setpgid(0, 0);                    // its own group, so a timeout ends everything it started
-    prctl(PR_SET_PDEATHSIG, SIGKILL);  // and it never outlives the checker
-    if (fds[1] == kChildChannelFd) {
-      fcntl(kChildChannelFd, F_SETFD, 0);
-    } else {
-      dup2(fds[1], kChildChannelFd);
-    }
-    for (int fd = kChildChannelFd + 1, last = static_cast<int>(sysconf(_SC_OPEN_MAX)); fd < last && fd < 65536; ++fd) {
-      close(fd);  // nothing of the checker's (results channel, key pipe, files) crosses over
-    }
-    execvpe(argv_p[0], argv_p.data(), env_p.data());
-    std::fprintf(stderr, "[ grader   ] cannot start %s: %s\n", argv_p[0], strerror(errno));
-    _exit(127);
   }
   close(fds[1]);
   pid_ = pid;

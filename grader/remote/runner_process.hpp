@@ -35,11 +35,6 @@ struct CallReply {
   std::uint64_t device_to_host_bytes = 0;
 };
 
-// The environment of a process that runs student code: the checker's, less every GRADER_*
-// variable (the seed among them).
-std::vector<std::string> runner_environment();
-// argv/envp for exec: pointers into `strings`, then nullptr.
-std::vector<char*> pointers(std::vector<std::string>& strings);
 // "crashed: SIGSEGV (segmentation fault: ...)", in the words the batch's runs/runner.py uses.
 std::string describe_signal(int signal);
 // A wait() status in words; `wrapped`: a sandbox or sanitizer ran the program and reports its
