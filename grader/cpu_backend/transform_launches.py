@@ -35,10 +35,11 @@ import os
 import re
 import sys
 
+# Masking and scanning the source: cuda_lexing.py, beside this file.
+from cuda_lexing import (IDENTIFIER_CHARS, line_of, mask_non_code, match_back, match_forward,
+                         newline_follows, skip_space_back, skip_space_forward)
+
 INLINED_EXTENSIONS = (".cu", ".cuh")
-IDENTIFIER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
-RAW_STRING_PREFIXES = ("R", "LR", "uR", "UR", "u8R")
-STRING_PREFIXES = ("L", "u", "U", "u8")
 
 
 class TransformError(Exception):
@@ -47,179 +48,6 @@ class TransformError(Exception):
     def __init__(self, path, line, message):
         super().__init__("%s:%d: error: %s" % (path, line, message))
 
-
-# ---------------------------------------------------------------------------
-# Lexing: which characters are code
-# ---------------------------------------------------------------------------
-
-
-def mask_non_code(text):
-    """Return `text` with comments and literal contents replaced by spaces.
-
-    The result has the same length and the same newlines, so positions found
-    in it are positions in `text`. Literal delimiters are blanked as well.
-    """
-    out = list(text)
-    n = len(text)
-    i = 0
-
-    def blank(start, end):
-        for k in range(start, end):
-            if out[k] != "\n":
-                out[k] = " "
-
-    while i < n:
-        c = text[i]
-        if c == "/" and text.startswith("//", i):
-            end = i
-            while end < n and not (text[end] == "\n" and text[end - 1] != "\\"):
-                end += 1
-            blank(i, end)
-            i = end
-        elif c == "/" and text.startswith("/*", i):
-            end = text.find("*/", i + 2)
-            end = n if end < 0 else end + 2
-            blank(i, end)
-            i = end
-        elif c == '"':
-            end = _end_of_quoted(text, i, '"')
-            blank(i, end)
-            i = end
-        elif c == "'":
-            end = _end_of_quoted(text, i, "'")
-            blank(i, end)
-            i = end
-        elif c.isdigit() or (c == "." and i + 1 < n and text[i + 1].isdigit()):
-            i = _end_of_number(text, i)
-        elif c in IDENTIFIER_CHARS:
-            end = i
-            while end < n and text[end] in IDENTIFIER_CHARS:
-                end += 1
-            word = text[i:end]
-            if end < n and text[end] == '"' and word in RAW_STRING_PREFIXES:
-                literal_end = _end_of_raw_string(text, end)
-                blank(end, literal_end)
-                i = literal_end
-            elif end < n and text[end] in "\"'" and word in STRING_PREFIXES:
-                literal_end = _end_of_quoted(text, end, text[end])
-                blank(end, literal_end)
-                i = literal_end
-            else:
-                i = end
-        else:
-            i += 1
-    return "".join(out)
-
-
-def _end_of_quoted(text, start, quote):
-    """Index after the literal opened at `start` (stops at an unescaped newline)."""
-    i = start + 1
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c == "\\":
-            i += 2
-            continue
-        if c == quote:
-            return i + 1
-        if c == "\n":
-            return i
-        i += 1
-    return n
-
-
-def _end_of_raw_string(text, quote_index):
-    """Index after R"delimiter( ... )delimiter" starting at the opening quote."""
-    paren = text.find("(", quote_index)
-    if paren < 0:
-        return len(text)
-    delimiter = text[quote_index + 1 : paren]
-    end = text.find(")" + delimiter + '"', paren)
-    return len(text) if end < 0 else end + len(delimiter) + 2
-
-
-def _end_of_number(text, start):
-    """Index after a preprocessing number; handles 1'000'000 digit separators."""
-    i = start + 1
-    n = len(text)
-    while i < n:
-        c = text[i]
-        if c in "eEpP" and i + 1 < n and text[i + 1] in "+-":
-            i += 2
-        elif c in IDENTIFIER_CHARS or c == ".":
-            i += 1
-        elif c == "'" and i + 1 < n and text[i + 1] in IDENTIFIER_CHARS:
-            i += 2
-        else:
-            break
-    return i
-
-
-# ---------------------------------------------------------------------------
-# Small scanners over masked text
-# ---------------------------------------------------------------------------
-
-
-def _skip_space_back(masked, index):
-    """Largest k <= index whose character is not whitespace (or -1)."""
-    while index >= 0 and (masked[index].isspace() or (masked[index] == "\\" and _newline_follows(masked, index))):
-        index -= 1
-    return index
-
-
-def _newline_follows(masked, index):
-    return index + 1 < len(masked) and masked[index + 1] == "\n"
-
-
-def _skip_space_forward(masked, index):
-    n = len(masked)
-    while index < n and (masked[index].isspace() or (masked[index] == "\\" and _newline_follows(masked, index))):
-        index += 1
-    return index
-
-
-def _match_forward(masked, open_index):
-    """Index of the bracket closing the one at open_index ((, [ or {)."""
-    depth = 0
-    for index in range(open_index, len(masked)):
-        c = masked[index]
-        if c in "([{":
-            depth += 1
-        elif c in ")]}":
-            depth -= 1
-            if depth == 0:
-                return index
-    return -1
-
-
-def _match_back(masked, close_index, opener, closer):
-    """Index of the `opener` matching the `closer` at close_index, or -1.
-
-    Parenthesized groups inside are skipped whole, so template arguments such
-    as `<(N > 2), int>` are matched correctly.
-    """
-    depth = 0
-    index = close_index
-    while index >= 0:
-        c = masked[index]
-        if c == closer:
-            depth += 1
-        elif c == opener:
-            depth -= 1
-            if depth == 0:
-                return index
-        elif c == ")" and closer != ")":
-            index = _match_back(masked, index, "(", ")")
-            if index < 0:
-                return -1
-        elif c in ";{}":
-            return -1
-        index -= 1
-    return -1
-
-
-def _line_of(text, index):
-    return text.count("\n", 0, index) + 1
 
 
 # ---------------------------------------------------------------------------
@@ -234,24 +62,24 @@ def _kernel_start(masked, launch_index):
     `k`, `ns::k`, `::k`, `k<int, 256>`, `ns::template k<T>`, `obj.fn`,
     `table[i]`, `pick_kernel(x)`.
     """
-    index = _skip_space_back(masked, launch_index - 1)
+    index = skip_space_back(masked, launch_index - 1)
     start = -1
     while index >= 0:
         c = masked[index]
         if c == ">":
-            opening = _match_back(masked, index, "<", ">")
+            opening = match_back(masked, index, "<", ">")
             if opening < 0:
                 return -1
-            index = _skip_space_back(masked, opening - 1)
+            index = skip_space_back(masked, opening - 1)
             if index < 0 or masked[index] not in IDENTIFIER_CHARS:
                 return -1
             continue
         if c in ")]":
-            opening = _match_back(masked, index, "(" if c == ")" else "[", c)
+            opening = match_back(masked, index, "(" if c == ")" else "[", c)
             if opening < 0:
                 return -1
             start = opening
-            index = _skip_space_back(masked, opening - 1)
+            index = skip_space_back(masked, opening - 1)
             if index >= 0 and (masked[index] in IDENTIFIER_CHARS or masked[index] in ")]>"):
                 continue
             return start
@@ -265,18 +93,18 @@ def _kernel_start(masked, launch_index):
             word = masked[index + 1 : end + 1]
             if word in ("return", "else", "do", "case", "co_await"):
                 return -1
-            index = _skip_space_back(masked, index)
+            index = skip_space_back(masked, index)
             if index >= 1 and masked[index - 1 : index + 1] == "::":
                 qualifier = index - 1
-                index = _skip_space_back(masked, index - 2)
+                index = skip_space_back(masked, index - 2)
                 if index < 0 or (masked[index] not in IDENTIFIER_CHARS and masked[index] != ">"):
                     return qualifier  # `::kernel`
                 continue
             if index >= 0 and masked[index] == ".":
-                index = _skip_space_back(masked, index - 1)
+                index = skip_space_back(masked, index - 1)
                 continue
             if index >= 1 and masked[index - 1 : index + 1] == "->":
-                index = _skip_space_back(masked, index - 2)
+                index = skip_space_back(masked, index - 2)
                 continue
             return start
         return start
@@ -304,7 +132,7 @@ def _config_end(masked, start):
         elif c == ";" and depth == 0:
             return -1
         elif depth == 0 and masked.startswith(">>>", index):
-            after = _skip_space_forward(masked, index + 3)
+            after = skip_space_forward(masked, index + 3)
             if after < n and masked[after] == "(":
                 return index
         index += 1
@@ -350,25 +178,25 @@ def rewrite_launches(text, masked, path):
         launch = masked.find("<<<", search_from)
         if launch < 0:
             break
-        before = _skip_space_back(masked, launch - 1)
+        before = skip_space_back(masked, launch - 1)
         if masked[max(0, before - 7) : before + 1] == "operator" or masked.startswith("<<<<", launch):
             search_from = launch + 3  # `operator<<<T>` or a shift, not a launch
             continue
-        line = _line_of(text, launch)
+        line = line_of(text, launch)
         start = _kernel_start(masked, launch)
         if start < 0 or start < copied_up_to:
             raise TransformError(path, line, "cannot find the kernel name before '<<<'")
         config_end = _config_end(masked, launch + 3)
         if config_end < 0:
             raise TransformError(path, line, "cannot find the '>>>(' that ends this kernel launch")
-        open_paren = _skip_space_forward(masked, config_end + 3)
-        close_paren = _match_forward(masked, open_paren)
+        open_paren = skip_space_forward(masked, config_end + 3)
+        close_paren = match_forward(masked, open_paren)
         if close_paren < 0:
             raise TransformError(path, line, "unbalanced parentheses in the arguments of this kernel launch")
         kernel = _single_line(masked[start:launch])
         config = text[launch + 3 : config_end]
         arguments = text[open_paren + 1 : close_paren]
-        replacement = _launch_replacement(kernel, config, arguments, _line_of(text, start))
+        replacement = _launch_replacement(kernel, config, arguments, line_of(text, start))
         replacement += _lost_line_breaks(text[start:launch]) + _lost_line_breaks(text[config_end:open_paren + 1])
         pieces.append(text[copied_up_to:start])
         pieces.append(replacement)
@@ -401,7 +229,7 @@ def rewrite_extern_shared(text, masked, path):
     pieces = []
     copied_up_to = 0
     for match in EXTERN_SHARED.finditer(masked):
-        line = _line_of(text, match.start())
+        line = line_of(text, match.start())
         semicolon = masked.find(";", match.end())
         if semicolon < 0:
             raise TransformError(path, line, "cannot find the ';' ending this extern __shared__ declaration")
