@@ -58,19 +58,10 @@ __global__ void remap_with(const std::uint8_t* pixels, std::size_t n, const std:
   }
 }
 
-template <class T>
-::testing::AssertionResult same(const T* d_expected, const T* d_got, std::size_t count, const char* what) {
-  DeviceBuffer<unsigned long long> differences(std::vector<unsigned long long>{0});
-  count_differences<<<1024, 256>>>(d_expected, d_got, count, differences.data());
-  GRADER_CUDA_CHECK(cudaGetLastError());
-  const unsigned long long wrong = differences.download()[0];
-  if (wrong == 0) return ::testing::AssertionSuccess();
-  return ::testing::AssertionFailure() << wrong << " of " << count << " " << what << " wrong";
-}
-
 // A buffer of at least `count` elements, kept for the next call: a round checks K outputs of the
-// same size, and a fresh 128 MiB allocation for each would cost more than the check. Never freed:
-// it lives as long as the process, and a static destructor would run after CUDA's teardown.
+// same size, and a fresh allocation for each (memory shared with the runner: several driver calls)
+// would cost more than the check. Never freed: it lives as long as the process, and a static
+// destructor would run after CUDA's teardown.
 template <class T>
 DeviceBuffer<T>& scratch(DeviceBuffer<T>*& kept, std::size_t count) {
   if (kept == nullptr || kept->size() < count) {
@@ -80,11 +71,26 @@ DeviceBuffer<T>& scratch(DeviceBuffer<T>*& kept, std::size_t count) {
   return *kept;
 }
 
+template <class T>
+::testing::AssertionResult same(const T* d_expected, const T* d_got, std::size_t count, const char* what) {
+  static DeviceBuffer<unsigned long long>* kept = nullptr;
+  DeviceBuffer<unsigned long long>& differences = scratch(kept, 1);
+  GRADER_CUDA_CHECK(cudaMemsetAsync(differences.data(), 0, sizeof(unsigned long long)));
+  count_differences<<<1024, 256>>>(d_expected, d_got, count, differences.data());
+  GRADER_CUDA_CHECK(cudaGetLastError());
+  unsigned long long wrong = 0;
+  GRADER_CUDA_CHECK(cudaMemcpy(&wrong, differences.data(), sizeof wrong, cudaMemcpyDeviceToHost));
+  if (wrong == 0) return ::testing::AssertionSuccess();
+  return ::testing::AssertionFailure() << wrong << " of " << count << " " << what << " wrong";
+}
+
 }  // namespace
 
 ::testing::AssertionResult histogram_matches_reference(const int* d_samples, int n, const int* d_bins,
                                                        int num_bins) {
-  DeviceBuffer<int> expected(std::vector<int>(num_bins, 0));
+  static DeviceBuffer<int>* kept = nullptr;
+  DeviceBuffer<int>& expected = scratch(kept, static_cast<std::size_t>(num_bins));
+  GRADER_CUDA_CHECK(cudaMemsetAsync(expected.data(), 0, num_bins * sizeof(int)));
   // The privatized kernel (tested against the CPU in grader/tests): K outputs a round are checked,
   // and global atomics on all-equal samples would take longer than the round itself.
   if (num_bins <= kPrivatizedMaxBins) {
@@ -92,10 +98,10 @@ DeviceBuffer<T>& scratch(DeviceBuffer<T>*& kept, std::size_t count) {
   } else {
     baseline_histogram(d_samples, n, expected.data(), num_bins);
   }
-  GRADER_CUDA_CHECK(cudaDeviceSynchronize());
-  std::vector<int> got(num_bins);
+  std::vector<int> want(num_bins), got(num_bins);
+  GRADER_CUDA_CHECK(cudaMemcpy(want.data(), expected.data(), num_bins * sizeof(int), cudaMemcpyDeviceToHost));
   GRADER_CUDA_CHECK(cudaMemcpy(got.data(), d_bins, num_bins * sizeof(int), cudaMemcpyDeviceToHost));
-  const Comparison c = compare_exact(expected.download(), got, static_cast<int>(kPoisonWord));
+  const Comparison c = compare_exact(want, got, static_cast<int>(kPoisonWord));
   if (c.matches()) return ::testing::AssertionSuccess();
   return ::testing::AssertionFailure() << c.describe("bin");
 }
@@ -127,11 +133,15 @@ DeviceBuffer<T>& scratch(DeviceBuffer<T>*& kept, std::size_t count) {
 
 ::testing::AssertionResult equalization_matches_reference(const std::uint8_t* d_in, std::size_t n,
                                                           const std::uint8_t* d_out) {
-  DeviceBuffer<unsigned> bins(std::vector<unsigned>(256, 0));
+  static DeviceBuffer<unsigned>* kept_bins = nullptr;
+  DeviceBuffer<unsigned>& bins = scratch(kept_bins, 256);
+  GRADER_CUDA_CHECK(cudaMemsetAsync(bins.data(), 0, 256 * sizeof(unsigned)));
   gray_histogram<<<1024, 256>>>(d_in, n, bins.data());
   GRADER_CUDA_CHECK(cudaGetLastError());
   const std::vector<std::uint8_t> lut = cpu_equalization_lut(cpu_exclusive_cdf(bins.download()));
-  DeviceBuffer<std::uint8_t> d_lut(lut);
+  static DeviceBuffer<std::uint8_t>* kept_lut = nullptr;
+  DeviceBuffer<std::uint8_t>& d_lut = scratch(kept_lut, 256);
+  d_lut.upload(lut);
   static DeviceBuffer<std::uint8_t>* kept = nullptr;
   DeviceBuffer<std::uint8_t>& expected = scratch(kept, n);
   remap_with<<<1024, 256>>>(d_in, n, d_lut.data(), expected.data());

@@ -25,7 +25,7 @@ constexpr std::size_t kWholeSnapshotWords = 1024;   // outputs up to 4 KiB: ever
 constexpr std::size_t kSampledWords = 1024;         // larger ones: this many random words each
 constexpr double kMemoryShare = 0.5;                // of the free GPU memory, for a round's buffers
 constexpr double kTargetRoundMs = 16;               // a round's length, where memory allows
-constexpr int kMostNewCallsAMessage = 120;          // two descriptors a call; Linux passes 253
+constexpr std::size_t kMostNewRegionsAMessage = 240;  // descriptors a message; Linux passes 253
 
 __device__ std::uint64_t mix(std::uint64_t x) {
   x += 0x9e3779b97f4a7c15ull;
@@ -34,13 +34,15 @@ __device__ std::uint64_t mix(std::uint64_t x) {
   return x ^ (x >> 31);
 }
 
-// A fresh input: runs of `run` consecutive source elements, each run from a random start.
+// A fresh input: runs of `run` consecutive source elements, each run from a random start. A block
+// copies whole runs, so each run's start is drawn once a thread, not once an element.
 template <class T>
 __global__ void fresh_input(const T* source, std::size_t n, T* input, std::size_t run, std::uint64_t seed) {
-  const std::size_t stride = std::size_t(gridDim.x) * blockDim.x;
-  for (std::size_t i = std::size_t(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const std::size_t start = n > run ? mix(seed ^ (i / run)) % (n - run + 1) : 0;
-    input[i] = source[min(start + i % run, n - 1)];
+  const std::size_t runs = (n + run - 1) / run;
+  for (std::size_t r = blockIdx.x; r < runs; r += gridDim.x) {
+    const std::size_t start = n > run ? mix(seed ^ r) % (n - run + 1) : 0;
+    const std::size_t first = r * run, length = min(run, n - first);
+    for (std::size_t j = threadIdx.x; j < length; j += blockDim.x) input[first + j] = source[min(start + j, n - 1)];
   }
 }
 
@@ -198,11 +200,20 @@ namespace detail {
   const int calls = options.calls > 0 ? std::min(options.calls, most_calls)
                                       : static_cast<int>(std::clamp<double>(
                                             std::ceil(kTargetRoundMs / std::max(estimate, 1e-6)), 2, most_calls));
-  // The runner maps a round's new buffers from the descriptors its message carries, at most
-  // kMostNewCallsAMessage calls' worth: untimed rounds of growing size map the rest in steps.
-  for (int mapped = std::min(2, most_calls) + kMostNewCallsAMessage; mapped < calls; mapped += kMostNewCallsAMessage) {
-    double ignored = 0;
-    if (::testing::AssertionResult r = round(mapped, 0, ignored); !r) return r;
+  // The runner maps new buffers from the descriptors a message carries, at most
+  // kMostNewRegionsAMessage of them: rounds of no calls map the rest in steps, untimed.
+  add_calls(calls);
+  for (std::size_t mapped = kMostNewRegionsAMessage; recorder.regions.size() > kMostNewRegionsAMessage;
+       mapped += kMostNewRegionsAMessage) {
+    const std::size_t upto = std::min(mapped, recorder.regions.size());
+    const std::vector<const remote::SharedRegion*> some(recorder.regions.begin(), recorder.regions.begin() + upto);
+    for (const bool go : {false, true}) {
+      const remote::CallReply reply = go ? runner.go() : runner.prepare({}, some);
+      if (std::string why = describe_failed_reply(work.name, reply); !why.empty()) {
+        return ::testing::AssertionFailure() << why;
+      }
+    }
+    if (upto == recorder.regions.size()) break;
   }
   std::vector<double> times;
   for (int number = 1; number <= options.rounds + 1; ++number) {
