@@ -87,7 +87,7 @@ std::vector<lab06::HistogramLaunch> histogram_shapes() {
     run.check_guards(d_bins, "the bins");
     run.check_guards(d_pixels, "the image");
     if (!run.ok) return run.ok;
-    if (d_pixels.download() != image.pixels) return ::testing::AssertionFailure() << run.where << " modified the image";
+    if (!d_pixels.holds(image.pixels)) return ::testing::AssertionFailure() << run.where << " modified the image";
     const auto result = same(run.where, "level", grader::cpu_gray_histogram(image.pixels), d_bins.download(),
                              grader::kPoisonWord);
     if (!result) return result;
