@@ -135,7 +135,8 @@ def compile_for_resources(nvcc, source, archs, include_dirs, defines):
     common += [f'-I{d}' for d in include_dirs] + [f'-D{d}' for d in defines]
     with tempfile.TemporaryDirectory(prefix='launch_fit_') as scratch:
         gencodes = [f'-gencode=arch=compute_{a},code=sm_{a}' for a in archs]
-        compiled = subprocess.run(common + ['-c', '--resource-usage', '-o', os.path.join(scratch, 'k.o')]
+        # -fatbin: the device code alone, for every architecture; no host object is needed here.
+        compiled = subprocess.run(common + ['-fatbin', '--resource-usage', '-o', os.path.join(scratch, 'k.fatbin')]
                                   + gencodes + [source], capture_output=True, text=True)
         if compiled.returncode != 0:
             return None, None, compiled.stdout + compiled.stderr
