@@ -5,7 +5,7 @@
 //   - take at most 3 % longer than the same work timed in this process with CUDA events: the same
 //     kernel over K distinct fresh inputs back to back, as a round runs it, so that what differs
 //     is only what the channel between checker and runner still adds after its fixed cost is
-//     taken off.
+//     taken off. The median of three such pairs decides.
 // Needs a GPU; skips on the CPU backend.
 #include <gtest/gtest.h>
 
@@ -29,6 +29,7 @@ constexpr std::size_t kSamples = std::size_t(1) << 25;  // the labs' standard in
 
 constexpr int kDistinctInputs = 64;        // 8 GiB of inputs: far beyond any L2, as in a round
 constexpr int kEventRepeats = 7;
+constexpr int kPairs = 3;                 // rounds-then-events measurements, one after the other
 
 class ReadYardstick : public grader::SpeedTest {};
 
@@ -77,15 +78,24 @@ TEST_F(ReadYardstick, ReachesEightyPercentOfTheoreticalPeak) {
 
 TEST_F(ReadYardstick, TimedInRoundsWithinThreePercentOfCudaEvents) {
   grader::DeviceBuffer<int> samples(grader::uniform_samples(kSamples, 1024, 5));
-  const grader::Measurement& rounds = grader::read_bandwidth_yardstick(samples.data(), kSamples);
-  const double events_ms = events_over_distinct_inputs(samples);
-  const double extra = 100.0 * (rounds.time_ms.median / events_ms - 1);
-  std::printf("[ channel  ] streaming read of 2^25 int32: %.4f ms in rounds (channel cost %.0f us a round, "
-              "taken off), %.4f ms with CUDA events in one process over %d distinct inputs: %+.1f%%\n",
-              rounds.time_ms.median, 1000 * grader::channel_cost_ms(), events_ms, kDistinctInputs, extra);
+  // Pairs measured one after the other, so that a drift of the GPU (clocks, another tenant of the
+  // machine) moves both sides of a pair alike; the median pair is the verdict.
+  std::vector<double> extras;
+  for (int pair = 1; pair <= kPairs; ++pair) {
+    const grader::Measurement rounds = grader::read_bandwidth_in_rounds(samples.data(), kSamples);
+    const double events_ms = events_over_distinct_inputs(samples);
+    extras.push_back(100.0 * (rounds.time_ms.median / events_ms - 1));
+    std::printf("[ channel  ] streaming read of 2^25 int32, pair %d: %.4f ms in rounds (channel cost %.0f us a "
+                "round, taken off), %.4f ms with CUDA events in one process over %d distinct inputs: %+.1f%%\n",
+                pair, rounds.time_ms.median, 1000 * grader::channel_cost_ms(), events_ms, kDistinctInputs,
+                extras.back());
+  }
+  const double extra = grader::summarize(extras).median;
+  std::printf("[ channel  ] median of %d pairs: %+.1f%%\n", kPairs, extra);
   EXPECT_LE(extra, kMostChannelPercent)
       << "timed in rounds, the streaming read takes " << extra << " % longer than with CUDA events in one "
-      << "process: the channel between checker and runner costs more than its measured fixed cost";
+      << "process (median of " << kPairs << " pairs): the channel between checker and runner costs more "
+      << "than its measured fixed cost";
 }
 
 }  // namespace
