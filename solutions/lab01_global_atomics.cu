@@ -1,15 +1,19 @@
-// Lab 01 - global-memory atomics: reference solution. Handout: handouts/01-global-atomics.md.
+// Lab 01 - global-memory atomics. Handout: handouts/01-global-atomics.md.
+// Fill in the TODOs; `meson test -C build --suite lab01` grades this file.
+// Reference solution: `diff starter/<this file> solutions/<this file>` is the answer key.
 //
 //   v1 histogram_v1_slices      each thread counts a contiguous slice of samples
-//   v2 histogram_v2_grid_stride the grid walks the samples together, so each warp's loads coalesce
+//   v2 histogram_v2_grid_stride the grid walks the samples together
 #include "lab01_global_atomics.cuh"
 
 namespace lab01 {
 namespace {
 
-// v1: thread t owns samples [t*slice, (t+1)*slice); the last slice is cut short at n.
+// v1: thread t owns samples [t*slice, (t+1)*slice).
 __global__ void histogram_v1_slices_kernel(const int* d_samples, int n, int* d_bins,
                                            int samples_per_thread) {
+  // TODO(Q2.2): find this thread's first sample, then count each sample of its slice into d_bins
+  // with atomicAdd; the last slice may run past n, so stop there (about 5 lines).
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long begin = thread * samples_per_thread;
   const long long end = begin + samples_per_thread < n ? begin + samples_per_thread : n;
@@ -18,9 +22,11 @@ __global__ void histogram_v1_slices_kernel(const int* d_samples, int n, int* d_b
   }
 }
 
-// v2: in each step the threads of a warp read 32 neighbouring samples: one 128-byte transaction
-// instead of the 32 scattered ones of v1, whose threads are a slice apart.
+// v2: each thread starts at its global index and steps by the number of threads in the grid.
 __global__ void histogram_v2_grid_stride_kernel(const int* d_samples, int n, int* d_bins) {
+  // TODO(Q2.5): a grid-stride loop over the samples, one atomicAdd per sample (about 4 lines).
+  // Each step, a warp reads 32 neighbouring samples: one 128-byte transaction instead of the 32
+  // scattered ones of v1, whose threads are a slice apart.
   const int stride = gridDim.x * blockDim.x;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
     atomicAdd(&d_bins[d_samples[i]], 1);
@@ -32,6 +38,7 @@ __global__ void histogram_v2_grid_stride_kernel(const int* d_samples, int n, int
 void histogram_v1_slices(const int* d_samples, int n, int* d_bins, SliceLaunch launch) {
   cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
   if (n == 0) return;  // a grid of zero blocks is an invalid launch
+  // TODO(Q2.3): enough blocks for every sample to belong to some thread's slice (1 line).
   const long long per_block = static_cast<long long>(launch.threads_per_block) * launch.samples_per_thread;
   const int blocks = static_cast<int>((n + per_block - 1) / per_block);  // round up: the tail gets a block
   histogram_v1_slices_kernel<<<blocks, launch.threads_per_block>>>(d_samples, n, d_bins,
@@ -44,6 +51,7 @@ void histogram_v2_grid_stride(const int* d_samples, int n, int* d_bins, GridStri
   histogram_v2_grid_stride_kernel<<<launch.blocks, launch.threads_per_block>>>(d_samples, n, d_bins);
 }
 
+// TODO(Q2.4): after running the sweep, return the shapes that were fastest on your GPU.
 // Measured with lab01_sweep on an H100: every shape of the handout's table lands within a few
 // percent of the others, because the atomics, not the loads, set the pace.
 SliceLaunch fastest_slice_launch() { return {256, 64}; }

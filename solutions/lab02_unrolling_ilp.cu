@@ -1,9 +1,11 @@
-// Lab 02 - unrolling and instruction-level parallelism: reference solution.
-// Handout: handouts/02-unrolling-ilp.md.
+// Lab 02 - unrolling and instruction-level parallelism. Handout: handouts/02-unrolling-ilp.md.
+// Fill in the TODOs; `meson test -C build --suite lab02` grades this file (its correctness, its
+// speed, and its compiled code: the `technique` checks read the loops of your kernels).
+// Reference solution: `diff starter/<this file> solutions/<this file>` is the answer key.
 //
-//   v1 histogram_v1_slices         lab 01's slice kernel (the compiler already unrolls it 4 times)
-//   v2 histogram_v2_pragma_unroll  #pragma unroll kUnrollFactor: 8 loads and 8 atomics a trip
-//   v3 histogram_v3_manual_ilp     4 samples loaded into registers before their 4 atomics
+//   v1 histogram_v1_slices         lab 01's slice kernel, given: read its SASS first (Q1)
+//   v2 histogram_v2_pragma_unroll  the same loop under #pragma unroll kUnrollFactor
+//   v3 histogram_v3_manual_ilp     kIlpWays samples loaded into registers before their atomics
 #include "lab02_unrolling_ilp.cuh"
 
 namespace lab02 {
@@ -20,6 +22,7 @@ __device__ Slice my_slice(int n, int samples_per_thread) {
 }
 
 // v1: one load and one atomic per sample; read its SASS before changing anything (Q1).
+// (Q1.1: the compiler already unrolls this loop by 4 on its own.)
 __global__ void histogram_v1_slices_kernel(const int* d_samples, int n, int* d_bins,
                                            int samples_per_thread) {
   const Slice s = my_slice(n, samples_per_thread);
@@ -28,23 +31,28 @@ __global__ void histogram_v1_slices_kernel(const int* d_samples, int n, int* d_b
   }
 }
 
-// v2: the compiler copies the body kUnrollFactor times and keeps a remainder loop for the last
-// slice % kUnrollFactor samples, so the tail needs no code of ours.
+// v2: the same loop, unrolled by the compiler.
 __global__ void histogram_v2_pragma_unroll_kernel(const int* d_samples, int n, int* d_bins,
                                                   int samples_per_thread) {
   const Slice s = my_slice(n, samples_per_thread);
+  // TODO(Q2.1): v1's loop over [s.begin, s.end) under `#pragma unroll kUnrollFactor` (3 lines).
+  // 8 loads and 8 atomics a trip; the compiler keeps a remainder loop for the last
+  // slice % kUnrollFactor samples, so the tail needs no code of ours.
 #pragma unroll kUnrollFactor
   for (long long i = s.begin; i < s.end; ++i) {
     atomicAdd(&d_bins[d_samples[i]], 1);
   }
 }
 
-// v3: the four loads are issued back to back, so four samples are in flight before the first
-// atomic waits for its operand; written as load-atomic pairs, d_bins might alias d_samples and the
-// compiler would have to keep each load behind the previous atomic.
+// v3: unrolled by hand, kIlpWays samples a trip.
 __global__ void histogram_v3_manual_ilp_kernel(const int* d_samples, int n, int* d_bins,
                                                int samples_per_thread) {
   const Slice s = my_slice(n, samples_per_thread);
+  // TODO(Q3.1): while four whole samples remain, load all four into registers, then do their four
+  // atomicAdds; then count the last (s.end - s.begin) % 4 samples one by one (about 14 lines).
+  // The four loads issue back to back, so four samples are in flight before the first atomic
+  // waits; as load-atomic pairs, d_bins might alias d_samples and each load would wait for the
+  // previous atomic.
   long long i = s.begin;
   for (; i + kIlpWays <= s.end; i += kIlpWays) {
     const int a = d_samples[i];
@@ -90,6 +98,7 @@ void histogram_v3_manual_ilp(const int* d_samples, int n, int* d_bins, SliceLaun
       d_samples, n, d_bins, launch.samples_per_thread);
 }
 
+// TODO(Q4.1): after running the sweep, return the shape that was fastest on your GPU.
 // Measured with lab02_sweep on an H200 and an H100: every shape and version took 2.84-2.94 ms.
 SliceLaunch fastest_slice_launch() { return {256, 64}; }
 

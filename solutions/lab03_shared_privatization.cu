@@ -1,10 +1,12 @@
-// Lab 03 - shared-memory privatization: reference solution.
-// Handout: handouts/03-shared-privatization.md.
+// Lab 03 - shared-memory privatization. Handout: handouts/03-shared-privatization.md.
+// Reference solution: diff it with starter/lab03_shared_privatization.cu for the answer key.
+// Fill in the TODOs; `meson test -C build --suite lab03` grades this file (correctness, speed, and
+// the compiled code: the `technique` checks look for shared-memory atomics in your main loops).
 //
 //   v1 histogram_v1_shared_slices       private 1024 bins per block; each thread counts a slice
-//   v2 histogram_v2_shared_grid_stride  strided loop, two 16-byte loads per trip (the stretch tier)
+//   v2 histogram_v2_shared_grid_stride  the same, with the grid walking the samples together
 //   v3 histogram_v3_bytes               256 byte bins, one thread per bin to zero and to merge
-//   v4 histogram_v4_wide, saturate_v4   4096 bins (v2's loads), then a second kernel caps every bin
+//   v4 histogram_v4_wide, saturate_v4   4096 bins, then a second kernel caps every bin
 //   v5 histogram_v5_letters             7 bins of letters; every other byte is skipped
 #include <cstdint>
 
@@ -13,16 +15,14 @@
 namespace lab03 {
 namespace {
 
-// Zero bins [0, count) of a private histogram with however many threads the block has, then wait:
-// no thread may count into a bin another thread has not zeroed yet.
+// Q2.1's zeroing (any blockDim.x) and its barrier; v1, v2, v4 and v5 share it.
 template <class Bin>
 __device__ void zero_private(Bin* s_bins, int count) {
   for (int b = threadIdx.x; b < count; b += blockDim.x) s_bins[b] = 0;
   __syncthreads();
 }
 
-// Wait for every thread's counts, then add the private bins into the global ones; empty bins are
-// skipped, which saves most of the merge on skewed data.
+// Q2.3's barrier and merge; skipping empty bins saves most of the merge on skewed data.
 template <class Bin>
 __device__ void merge_private(const Bin* s_bins, Bin* d_bins, int count) {
   __syncthreads();
@@ -31,16 +31,22 @@ __device__ void merge_private(const Bin* s_bins, Bin* d_bins, int count) {
   }
 }
 
-// v1: the course's block-local histogram, with the barrier it lacked after the zeroing, and a
-// zeroing loop that works when the block has fewer threads than bins.
+// v1: a block-local histogram in shared memory, merged into d_bins at the end.
 __global__ void histogram_v1_shared_slices_kernel(const int* d_samples, int n, int* d_bins,
                                                   int samples_per_thread) {
   __shared__ int s_bins[kNumBins];
+  // TODO(Q2.1): zero s_bins with a loop that works for any blockDim.x, even one smaller than
+  // kNumBins; then a barrier, so no thread counts into a bin that is not zeroed yet (3 lines).
   zero_private(s_bins, kNumBins);
+
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long begin = thread * samples_per_thread;
   const long long end = begin + samples_per_thread < n ? begin + samples_per_thread : n;
+  // TODO(Q2.2): count samples [begin, end) into s_bins with atomicAdd (2 lines).
   for (long long i = begin; i < end; ++i) atomicAdd(&s_bins[d_samples[i]], 1);
+
+  // TODO(Q2.3): wait for every thread of the block, then add each non-empty private bin into
+  // d_bins with one atomicAdd, again for any blockDim.x (4 lines).
   merge_private(s_bins, d_bins, kNumBins);
 }
 
@@ -74,13 +80,13 @@ __device__ int count_vectors(const Sample* d_samples, int n, Bin* s_bins) {
   return 4 * vectors;
 }
 
-// v2: the strided loop of lab 01 over one private histogram, the samples read 16 bytes at a time,
-// two loads per trip (count_vectors). On an H200, 1024 bins, uniform samples: one 4-byte load per
-// trip 59 % of the read bandwidth (8 blocks of 256 per SM); one 16-byte load 89 % (4 of 512) and
-// 95 % (2 of 1024); two 16-byte loads 96 % (2 of 1024). Several private copies per block (one per
-// warp group) were measured too: no gain, on any data.
+// v2: v1 with a grid-stride loop instead of slices.
 __global__ void histogram_v2_shared_grid_stride_kernel(const int* d_samples, int n, int* d_bins) {
   __shared__ int s_bins[kNumBins];
+  // TODO(Q2.5): zero, barrier, a grid-stride loop counting into s_bins, barrier, merge
+  // (about 10 lines). Stretch (Q2.6): two 16-byte loads per trip, then a scalar tail.
+  // The stretch form: count_vectors, then the plain loop over the samples it left. The
+  // measured shares of the read bandwidth are in handouts/03-shared-privatization-answers.md.
   zero_private(s_bins, kNumBins);
   const int stride = gridDim.x * blockDim.x;
   const int tail_begin = count_vectors<int4>(d_samples, n, s_bins);
@@ -90,10 +96,12 @@ __global__ void histogram_v2_shared_grid_stride_kernel(const int* d_samples, int
   merge_private(s_bins, d_bins, kNumBins);
 }
 
-// v3: blockDim.x == kByteBins, so thread t zeroes and merges bin t and needs no loop for either.
+// v3: blockDim.x == kByteBins: thread t zeroes and merges bin t.
 __global__ void __launch_bounds__(kByteBins)
     histogram_v3_bytes_kernel(const unsigned char* d_bytes, int n, unsigned int* d_bins) {
   __shared__ unsigned int s_bins[kByteBins];
+  // TODO(Q3.1): zero your bin, barrier, grid-stride loop over the bytes, barrier, merge your bin
+  // (about 8 lines, no loop for the zeroing or the merge).
   s_bins[threadIdx.x] = 0;
   __syncthreads();
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
@@ -103,10 +111,12 @@ __global__ void __launch_bounds__(kByteBins)
   if (s_bins[threadIdx.x] != 0) atomicAdd(&d_bins[threadIdx.x], s_bins[threadIdx.x]);
 }
 
-// v4: v2, loads included, over 4096 bins (16 KiB of shared memory per block); with one 4-byte load
-// per trip it kept too few bytes in flight and reached only about 60 % of the read bandwidth (H200).
+// v4: 4096 bins of 12-bit values.
 __global__ void histogram_v4_wide_kernel(const unsigned int* d_values, int n, unsigned int* d_bins) {
   __shared__ unsigned int s_bins[kWideBins];
+  // TODO(Q4.1): v2 over kWideBins bins: its plain form (about 10 lines), or with its 16-byte loads
+  // and their scalar tail (about 20 lines).
+  // v2's stretch form, loads included (16 KiB of shared memory per block).
   zero_private(s_bins, kWideBins);
   const int stride = gridDim.x * blockDim.x;
   const int tail_begin = count_vectors<uint4>(d_values, n, s_bins);
@@ -116,21 +126,25 @@ __global__ void histogram_v4_wide_kernel(const unsigned int* d_values, int n, un
   merge_private(s_bins, d_bins, kWideBins);
 }
 
-// v4, second kernel: one thread per bin reads it once and writes it only when it is over the cap.
+// v4, second kernel: one thread per bin.
 constexpr int kSaturateThreads = 256;
 
 __global__ void __launch_bounds__(kSaturateThreads)
     saturate_v4_kernel(unsigned int* d_bins, int num_bins, unsigned int cap) {
   const int b = blockIdx.x * blockDim.x + threadIdx.x;
+  // TODO(Q4.2): if bin b exists and holds more than cap, set it to cap (2 lines).
+  // One read per bin, and a write only when it is over the cap.
   if (b < num_bins && d_bins[b] > cap) d_bins[b] = cap;
 }
 
-// v5: a byte below 'a' wraps around to a huge unsigned position, so one comparison rejects both
-// sides of 'a'..'z'.
+// v5: 'a'..'z' in groups of kLettersPerBin; every other byte is ignored.
 __global__ void histogram_v5_letters_kernel(const unsigned char* d_text, int n, unsigned int* d_bins) {
   __shared__ unsigned int s_bins[kLetterBins];
+  // TODO(Q5.1): zero (blocks may have fewer than 7 threads), barrier, a grid-stride loop counting
+  // the letters into s_bins, barrier, merge (about 12 lines).
   zero_private(s_bins, kLetterBins);
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    // A byte below 'a' wraps to a huge unsigned position: one comparison rejects both sides.
     const unsigned int position = static_cast<unsigned int>(d_text[i]) - 'a';
     if (position < 26) atomicAdd(&s_bins[position / kLettersPerBin], 1u);
   }
@@ -178,11 +192,10 @@ void histogram_v5_letters(const unsigned char* d_text, int n, unsigned int* d_bi
   histogram_v5_letters_kernel<<<launch.blocks, launch.threads_per_block>>>(d_text, n, d_bins);
 }
 
-// Measured with lab03_sweep on an H200 and an H100: short slices won (16 samples: 0.114-0.117 ms,
-// 32 to 128: 0.158-0.163 ms). The grid-stride kernels want few, large blocks: every block pays for
-// zeroing and merging its private bins, so 2 blocks of 1024 threads per SM beat 4 of 512 and 8 of
-// 256 (H200, 1024 bins, uniform: 96 %, 91 % and 80 % of the read bandwidth). Where an SM holds only
-// 1536 threads, the second half of this grid runs as a second wave.
+// TODO(Q2.4): after running the sweep, return the shapes that were fastest on your GPU.
+// lab03-sweep on an H100 and an H200 (figures in handouts/03-shared-privatization-answers.md):
+// short slices win; the grid-stride kernels want few, large blocks, since every block zeroes and
+// merges its private bins once. Where an SM holds only 1536 threads, half this grid is a second wave.
 SliceLaunch fastest_slice_launch() { return {256, 16}; }
 GridStrideLaunch fastest_grid_stride_launch(int sm_count) { return {2 * sm_count, 1024}; }
 

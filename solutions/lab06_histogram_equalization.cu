@@ -1,6 +1,9 @@
-// Lab 06 - histogram equalization: reference solution. Handout: handouts/06-histogram-equalization.md.
+// Lab 06 - histogram equalization. Handout: handouts/06-histogram-equalization.md.
+// Reference solution: `diff starter/X solutions/X` (X = this file's name) is the answer key.
+// Fill in the TODOs; `meson test -C build --suite lab06` grades this file, and
+// `meson compile -C build lab06-equalize` shows what it does to a photograph.
 //
-//   stage 1 histogram_256       private bins per block, one copy per lane, merged once (labs 03, 04)
+//   stage 1 histogram_256       private bins in shared memory per block, merged once (lab 03)
 //   stage 2 cdf_exclusive_scan  one block of 256 threads: warp shuffles, then the warp totals (lab 05)
 //   stage 3 build_lut           one thread per gray level, integer rounding
 //   stage 4 remap               the table in shared memory, four pixels per load
@@ -16,15 +19,10 @@ constexpr int kRemapThreads = 256;
 constexpr int kRemapMaxBlocks = 4096;
 
 // ---- stage 1: histogram -------------------------------------------------------------------------
-// Each block counts into private bins in shared memory, where atomics are cheap, and adds them to
-// the global bins once at the end. The private bins are bank-aware (lab 04): 32 copies of the 256
-// bins, one per lane, interleaved so that lane l's copy of level v is s_bins[v * 32 + l], always in
-// bank l. The lanes of a warp then never meet in a bank, whatever the pixels; with a single copy,
-// 32 random levels fall on about 3.5 lanes per bank at worst, and every shared atomic waits for that
-// (H200 benchmark, 2^27 random bytes: 65 % of the read bandwidth with one copy, 89 % with 32).
-// Pixels are read sixteen at a time (one 16-byte uint4), two uint4 per trip, both loaded before
-// the first atomic; the last n % 16 pixels, or all of them if d_pixels is not 16-byte aligned,
-// one at a time.
+// Each block counts into its own 256 bins in shared memory, where atomics are cheap, and adds them
+// to the global bins once at the end: 256 global atomics per block instead of one per pixel.
+// Pixels are read sixteen at a time (one uint4) or four (one uchar4); the rest one at a time.
+// Helpers for Q2.1 with Q2.3's layout: s_lane_bins is this lane's copy, s_bins + lane.
 constexpr int kBinCopies = kWarpSize;
 
 __device__ void count_four_pixels(unsigned* s_lane_bins, unsigned word) {
@@ -42,6 +40,14 @@ __device__ void count_sixteen_pixels(unsigned* s_lane_bins, const uint4& pixels)
 }
 
 __global__ void histogram_kernel(const std::uint8_t* d_pixels, int n, unsigned* d_bins) {
+  // TODO(Q2.1): lab 03's privatized histogram for 256 levels: zero __shared__ unsigned
+  // s_bins[kGrayLevels] (the block may have fewer than 256 threads), barrier; a grid-stride loop
+  // over the pixels, read four at a time as uchar4 or, faster, sixteen as uint4 (d_pixels is 16-byte
+  // aligned), each counted with atomicAdd on s_bins; the last n % 4 (or n % 16) pixels by the first
+  // threads of the grid; barrier; add each non-zero private bin to d_bins (about 20 lines).
+  // TODO(Q2.3, stretch): one copy of the bins per lane, s_bins[level * 32 + lane], 32 KiB per block.
+  // Both at once: lane l's copy of level v is in bank l, so a warp's lanes never meet in a bank;
+  // with one copy about 3.5 lanes share the busiest bank on random pixels (lab 04).
   __shared__ unsigned s_bins[kGrayLevels * kBinCopies];  // 32 KiB
   for (int b = threadIdx.x; b < kGrayLevels * kBinCopies; b += blockDim.x) s_bins[b] = 0;
   __syncthreads();
@@ -50,6 +56,8 @@ __global__ void histogram_kernel(const std::uint8_t* d_pixels, int n, unsigned* 
   const int stride = gridDim.x * blockDim.x;
   int i = blockIdx.x * blockDim.x + threadIdx.x;
   int scalar_begin = 0;
+  // Two uint4 per trip, both loaded before the first atomic. Should d_pixels not be 16-byte
+  // aligned, every pixel goes through the scalar loop below (otherwise only the last n % 16).
   if (reinterpret_cast<std::uintptr_t>(d_pixels) % alignof(uint4) == 0) {  // else all scalar
     const int vectors = n / 16;
     const uint4* d_vectors = reinterpret_cast<const uint4*>(d_pixels);
@@ -77,6 +85,7 @@ __global__ void histogram_kernel(const std::uint8_t* d_pixels, int n, unsigned* 
 
 // ---- stage 2: CDF -------------------------------------------------------------------------------
 [[maybe_unused]] __device__ unsigned warp_inclusive_scan(unsigned value) {
+  // TODO(Q3.1): lab 05's warp scan, for unsigned values (about 6 lines).
   const int lane = threadIdx.x % kWarpSize;
 #pragma unroll
   for (int offset = 1; offset < kWarpSize; offset *= 2) {
@@ -90,6 +99,9 @@ __global__ void histogram_kernel(const std::uint8_t* d_pixels, int n, unsigned* 
 // each thread's own bin; the last thread also writes the total.
 __global__ void __launch_bounds__(kGrayLevels)
     cdf_kernel(const unsigned* d_bins, unsigned* d_cdf) {
+  // TODO(Q3.2): thread t holds bin t; scan within the warps, then the 8 warp totals (one warp),
+  // then add the totals of the warps before. Store the exclusive scan (the inclusive one minus
+  // the thread's own bin) in d_cdf[t], and the total in d_cdf[256] (about 18 lines).
   __shared__ unsigned warp_totals[kGrayLevels / kWarpSize];
   const int t = threadIdx.x;
   const int lane = t % kWarpSize;
@@ -115,6 +127,10 @@ __global__ void __launch_bounds__(kGrayLevels)
 // finds it. 64-bit integers: 255 * N overflows 32 bits from 16.8 million pixels on.
 __global__ void __launch_bounds__(kGrayLevels)
     lut_kernel(const unsigned* d_cdf, std::uint8_t* d_lut) {
+  // TODO(Q4.1): thread v computes d_lut[v]. Find c_min in a __shared__ variable: exactly one thread
+  // sees d_cdf[v] == 0 and d_cdf[v + 1] > 0. Then lut[v] = v when N - c_min is 0, 0 when
+  // c(v) < c_min, else (2 * 255 * (c - c_min) + spread) / (2 * spread) in 64-bit integers
+  // (about 18 lines).
   __shared__ unsigned s_c_min;
   const int v = threadIdx.x;
   const unsigned long long c = d_cdf[v + 1];
@@ -140,6 +156,9 @@ __global__ void __launch_bounds__(kGrayLevels)
 __global__ void __launch_bounds__(kRemapThreads)
     remap_kernel(const std::uint8_t* d_pixels, int n, const std::uint8_t* d_lut,
                  std::uint8_t* d_out) {
+  // TODO(Q5.1): copy the table into __shared__ std::uint8_t s_lut[kGrayLevels], barrier; then a
+  // grid-stride loop over the pixels four at a time (uchar4 in, uchar4 out), each through s_lut;
+  // the last n % 4 pixels by the first threads of the grid (about 14 lines).
   __shared__ std::uint8_t s_lut[kGrayLevels];
   for (int v = threadIdx.x; v < kGrayLevels; v += blockDim.x) s_lut[v] = d_lut[v];
   __syncthreads();
@@ -185,12 +204,15 @@ void equalize(const std::uint8_t* d_in, int width, int height, std::uint8_t* d_o
   int device = 0, sm_count = 0;
   cudaGetDevice(&device);
   cudaDeviceGetAttribute(&sm_count, cudaDevAttrMultiProcessorCount, device);
+  // TODO(Q6.1): the four stages in a row, each from the workspace the previous one filled, on the
+  // default stream so each waits for the one before (4 lines).
   histogram_256(d_in, n, workspace.d_bins, fastest_histogram_launch(sm_count));
   cdf_exclusive_scan(workspace.d_bins, workspace.d_cdf);
   build_lut(workspace.d_cdf, workspace.d_lut);
   remap(d_in, n, workspace.d_lut, d_out);
 }
 
+// TODO(Q2.2): the launch your histogram was fastest with (lab 03's sweep, or time it here).
 // Enough blocks to fill every SM a few times over; each merges its 256 bins once.
 HistogramLaunch fastest_histogram_launch(int sm_count) { return {4 * sm_count, 512}; }
 

@@ -9,13 +9,14 @@
 //   v5 scan_v5_multi_block      whole array: reduce the tiles, scan their totals, scan the tiles again
 //   v6 scan_v6_single_pass      whole array in one pass: each tile looks back at its predecessors;
 //                               tiles staged through shared memory, one block scan per tile
+// Given, not yours to write: labs/05-scan-warps/lab05_tile_io.cuh holds kWarpSize, kFullMask and
+// the tile helpers v5 and v6 call (load_items, store_items, block_sum, scan_items, tiles_for,
+// load_consecutive, store_consecutive, publish, the tile states); read what each one does there.
 #include "lab05_scan_warps.cuh"
+#include "lab05_tile_io.cuh"
 
 namespace lab05 {
 namespace {
-
-constexpr int kWarpSize = 32;
-constexpr unsigned kFullMask = 0xffffffffu;
 
 // ---- v1: Hillis-Steele --------------------------------------------------------------------------
 // Step k adds the element 2^k places back. Reads and writes go to different buffers, so no thread
@@ -99,85 +100,8 @@ __global__ void warp_shuffle_kernel(const int* d_in, int n, int* d_out) {
 }
 
 // ---- v5 and v6: whole array ---------------------------------------------------------------------
-// A thread holds kVectors int4 of a tile: vector k of thread t is int4 number k*blockDim + t, so
-// each load instruction of a warp reads 512 contiguous bytes.
-constexpr int kVectors = 4;
-constexpr int kItemsPerThread = 4 * kVectors;
-
-struct Items {
-  int4 v[kVectors];
-};
-
-[[maybe_unused]] __device__ Items load_items(const int* d_in, long long tile_start, int n) {
-  Items items;
-#pragma unroll
-  for (int k = 0; k < kVectors; ++k) {
-    const long long first = tile_start + 4LL * (k * blockDim.x + threadIdx.x);
-    if (first + 3 < n) {
-      items.v[k] = *reinterpret_cast<const int4*>(d_in + first);
-    } else {  // the ragged end of the array: zeros past n
-      items.v[k].x = first < n ? d_in[first] : 0;
-      items.v[k].y = first + 1 < n ? d_in[first + 1] : 0;
-      items.v[k].z = first + 2 < n ? d_in[first + 2] : 0;
-      items.v[k].w = first + 3 < n ? d_in[first + 3] : 0;
-    }
-  }
-  return items;
-}
-
-[[maybe_unused]] __device__ void store_items(int* d_out, long long tile_start, int n, const Items& items) {
-#pragma unroll
-  for (int k = 0; k < kVectors; ++k) {
-    const long long first = tile_start + 4LL * (k * blockDim.x + threadIdx.x);
-    if (first + 3 < n) {
-      *reinterpret_cast<int4*>(d_out + first) = items.v[k];
-    } else {
-      if (first < n) d_out[first] = items.v[k].x;
-      if (first + 1 < n) d_out[first + 1] = items.v[k].y;
-      if (first + 2 < n) d_out[first + 2] = items.v[k].z;
-    }
-  }
-}
-
-[[maybe_unused]] __device__ int block_sum(int value, int* warp_totals) {
-#pragma unroll
-  for (int offset = kWarpSize / 2; offset > 0; offset /= 2) {
-    value += __shfl_xor_sync(kFullMask, value, offset);
-  }
-  const int lane = threadIdx.x % kWarpSize;
-  const int warps = blockDim.x / kWarpSize;
-  if (lane == 0) warp_totals[threadIdx.x / kWarpSize] = value;
-  __syncthreads();
-  int total = 0;
-  for (int w = 0; w < warps; ++w) total += warp_totals[w];
-  return total;
-}
-
-// Scans the tile held in `items` in place, starting from `carry`; returns the tile's total.
-// Vector k of every thread comes after vector k-1 of every thread, so the vectors are scanned one
-// round at a time. warp_totals holds 2 * kWarpSize ints: alternate rounds use alternate halves, so
-// a round's writes never meet the previous round's reads without a third barrier.
-[[maybe_unused]] __device__ int scan_items(Items& items, int carry, int* warp_totals) {
-  const int warps = blockDim.x / kWarpSize;
-#pragma unroll
-  for (int k = 0; k < kVectors; ++k) {
-    int4& v = items.v[k];
-    v.y += v.x;
-    v.z += v.y;
-    v.w += v.z;
-    int* totals = warp_totals + (k % 2) * kWarpSize;
-    const int inclusive = block_inclusive_scan(v.w, totals);
-    const int before = carry + inclusive - v.w;
-    v.x += before;
-    v.y += before;
-    v.z += before;
-    v.w += before;
-    carry += totals[warps - 1];
-  }
-  return carry;
-}
-
-__host__ __device__ long long tile_elements(int threads) { return static_cast<long long>(threads) * kItemsPerThread; }
+// The tile helpers these kernels call are given in lab05_tile_io.cuh: a thread holds kVectors int4
+// of its tile (an Items, kItemsPerThread elements).
 
 // v5 pass 1: each tile's total. Only reads the input, so it costs a third of what a scan costs.
 __global__ void tile_totals_kernel(const int* d_in, int n, int* d_totals) {
@@ -209,91 +133,22 @@ __global__ void scan_tiles_kernel(const int* d_in, int n, int* d_out, const int*
   (void)start, (void)d_in, (void)n, (void)d_out, (void)d_offsets;
 }
 
-// v6: a tile's state, one 64-bit word so value and flag are published together:
-// flag in the high half (0 nothing yet, 1 the tile's own total, 2 the total of everything up to
-// and including the tile), value in the low half.
-[[maybe_unused]] constexpr unsigned long long kAggregate = 1ull << 32;
-[[maybe_unused]] constexpr unsigned long long kPrefix = 2ull << 32;
-constexpr int kSinglePassThreads = 512;
-
-// v6 stages its tile through shared memory, so that each thread owns kItemsPerThread *consecutive*
-// elements (one serial scan and one block scan per tile, where scan_items does kVectors block
-// scans) while global loads and stores stay load_items' coalesced ones. Row r of the staging area
-// holds thread r's elements, then one int4 of padding: rows 80 bytes apart keep the 16-byte
-// accesses of a quarter warp in different banks.
-constexpr int kStagedRowVectors = kVectors + 1;
-[[maybe_unused]] constexpr int kStagedVectors = kSinglePassThreads * kStagedRowVectors;  // 40 KiB
-
-// Where int4 number `vector` of a tile (load_items' numbering) is staged.
-__host__ __device__ constexpr int staged_slot(int vector) {
-  return (vector / kVectors) * kStagedRowVectors + vector % kVectors;
-}
-
-// A whole tile needs no bounds checks: its vectors go straight between global and shared memory,
-// which also keeps the kernel at 32 registers (4 blocks of 512 threads per SM) where going through
-// load_items and store_items took 55 and halved the blocks per SM.
-[[maybe_unused]] __device__ Items load_consecutive(const int* d_in, long long tile_start, int n, int4* s_stage) {
-  if (tile_start + tile_elements(blockDim.x) <= n) {
-    const int4* d_tile = reinterpret_cast<const int4*>(d_in + tile_start);
-#pragma unroll
-    for (int k = 0; k < kVectors; ++k) {
-      const int vector = k * blockDim.x + threadIdx.x;
-      s_stage[staged_slot(vector)] = d_tile[vector];
-    }
-  } else {
-    const Items striped = load_items(d_in, tile_start, n);
-#pragma unroll
-    for (int k = 0; k < kVectors; ++k) s_stage[staged_slot(k * blockDim.x + threadIdx.x)] = striped.v[k];
-  }
-  __syncthreads();
-  Items mine;
-#pragma unroll
-  for (int k = 0; k < kVectors; ++k) mine.v[k] = s_stage[threadIdx.x * kStagedRowVectors + k];
-  return mine;
-}
-
-[[maybe_unused]] __device__ void store_consecutive(int* d_out, long long tile_start, int n, const Items& mine,
-                                                   int4* s_stage) {
-  __syncthreads();  // every thread has read its row of the load before any row is overwritten
-#pragma unroll
-  for (int k = 0; k < kVectors; ++k) s_stage[threadIdx.x * kStagedRowVectors + k] = mine.v[k];
-  __syncthreads();
-  if (tile_start + tile_elements(blockDim.x) <= n) {
-    int4* d_tile = reinterpret_cast<int4*>(d_out + tile_start);
-#pragma unroll
-    for (int k = 0; k < kVectors; ++k) {
-      const int vector = k * blockDim.x + threadIdx.x;
-      d_tile[vector] = s_stage[staged_slot(vector)];
-    }
-  } else {
-    Items striped;
-#pragma unroll
-    for (int k = 0; k < kVectors; ++k) striped.v[k] = s_stage[staged_slot(k * blockDim.x + threadIdx.x)];
-    store_items(d_out, tile_start, n, striped);
-  }
-}
-
-[[maybe_unused]] __device__ void publish(unsigned long long* d_states, long long tile, unsigned long long flag, int value) {
-  *reinterpret_cast<volatile unsigned long long*>(d_states + tile) = flag | static_cast<unsigned>(value);
-}
-
-// TODO(Q5.4, stretch): the single-pass kernel, launched with kSinglePassThreads threads. Take a
-// tile number from d_next_tile with atomicAdd (tiles are then numbered in the order blocks start,
-// so a tile only ever waits for tiles that are already running); load the tile with
+// v6, question 5.4 (stretch): the single-pass kernel, launched with kSinglePassThreads threads.
+// Take a tile number from d_next_tile with atomicAdd (tiles are then numbered in the order blocks
+// start, so a tile only ever waits for tiles that are already running); load the tile with
 // load_consecutive (it needs a __shared__ int4 s_stage[kStagedVectors]), scan your 16 elements in
 // the thread and the threads' totals with block_inclusive_scan; publish the tile's total
 // (kAggregate; tile 0 publishes kPrefix at once); let warp 0 look back over the states of the
 // tiles before it, reading them through a volatile pointer, summing totals until a kPrefix;
 // publish your own kPrefix; add the prefix and the threads before you to every element and
-// store_consecutive (about 55 lines).
+// store_consecutive.
+// TODO(Q5.4, stretch): the look-back, here as a __device__ function that warp 0 calls (or inside
+// the kernel): the sum of the totals of the tiles before this one (about 20 lines).
 __global__ void __launch_bounds__(kSinglePassThreads)
     single_pass_kernel(const int* d_in, int n, int* d_out, unsigned long long* d_states,
                        unsigned* d_next_tile) {
+  // TODO(Q5.4, stretch): the kernel described above (about 35 lines).
   (void)d_in, (void)n, (void)d_out, (void)d_states, (void)d_next_tile;
-}
-
-int tiles_for(int n, int threads) {
-  return static_cast<int>((n + tile_elements(threads) - 1) / tile_elements(threads));
 }
 
 }  // namespace
@@ -347,19 +202,13 @@ void scan_v5_multi_block(const int* d_in, int n, int* d_out, void* d_workspace,
 }
 
 void scan_v6_single_pass(const int* d_in, int n, int* d_out, void* d_workspace) {
-  // TODO(Q5.4, stretch): once single_pass_kernel is written, set this to true. Until then v6 runs
-  // v5, so its tests grade v5.
-  constexpr bool kSinglePassWritten = false;
-  if (!kSinglePassWritten) {
-    scan_v5_multi_block(d_in, n, d_out, d_workspace, fastest_multi_block_launch());
-    return;
-  }
   if (n == 0) return;
   const int tiles = tiles_for(n, kSinglePassThreads);
   auto* d_states = static_cast<unsigned long long*>(d_workspace);
   auto* d_next_tile = reinterpret_cast<unsigned*>(d_states + tiles);
   // The states and the counter start from zero on every call.
   cudaMemsetAsync(d_workspace, 0, sizeof(unsigned long long) * (tiles + 1));
+  // Question 5.4's kernel: until it is written, v6 writes nothing and its tests fail.
   single_pass_kernel<<<tiles, kSinglePassThreads>>>(d_in, n, d_out, d_states, d_next_tile);
 }
 

@@ -139,8 +139,9 @@ class Lab05Speed : public grader::SpeedTest {
 };
 
 // ---- whole array ---------------------------------------------------------------------------------
-// The faster of v5 and v6 is "the whole-array scan": v6 runs v5 until the student writes it, so a
-// student who stops at v5 is graded on v5, and one who writes v6 on the better of the two.
+// The faster of v5 and v6 is "the whole-array scan". v6 is the stretch: until it scans right (the
+// starter's kernel writes nothing) it is not timed, so a student who stops at v5 is graded on v5,
+// and one who writes v6 on the better of the two.
 GRADED_HEADLINE_SPEED_TEST(Lab05Speed, WholeArrayScanReachesHalfTheCopyBandwidth, 3, 3,
                            "whole-array scan (faster of v5, v6)") {
   SpeedData& d = data();
@@ -150,23 +151,26 @@ GRADED_HEADLINE_SPEED_TEST(Lab05Speed, WholeArrayScanReachesHalfTheCopyBandwidth
                       [&](const int* in, int* scanned) {
     lab05::scan_v5_multi_block(in, d.n(), scanned, d.d_workspace.data(), launch);
   }, v5));
-  ASSERT_TRUE(measure("scan_v6_single_pass", "its own launch shape", d.whole, 0,
-                      [&](const int* in, int* scanned) {
+  const ::testing::AssertionResult v6_timed = measure("scan_v6_single_pass", "its own launch shape",
+                                                      d.whole, 0, [&](const int* in, int* scanned) {
     lab05::scan_v6_single_pass(in, d.n(), scanned, d.d_workspace.data());
-  }, v6));
+  }, v6);
+  if (!v6_timed) std::printf("[ speed    ] v5 alone is graded: %s\n", v6_timed.message());
   ASSERT_TRUE(grader::cub_inclusive_sum_matches_cpu(1 << 20)) << "the grader's CUB yardstick is wrong";
   const grader::Measurement& cub = cub_yardstick();
   const grader::Measurement& copy = copy_yardstick();
-  const bool v6_faster = v6.time_ms.median < v5.time_ms.median;
+  const bool v6_faster = v6_timed && v6.time_ms.median < v5.time_ms.median;
   const grader::Measurement& best = v6_faster ? v6 : v5;
   const char* best_name = v6_faster ? "scan_v6_single_pass" : "scan_v5_multi_block";
-  std::printf("[ speed    ] cub::DeviceScan::InclusiveSum: %.4g ms; v5 %.4g ms (%.1f%% of CUB's speed), "
-              "v6 %.4g ms (%.1f%%)\n", cub.time_ms.median, v5.time_ms.median,
-              100 * cub.time_ms.median / v5.time_ms.median, v6.time_ms.median,
-              100 * cub.time_ms.median / v6.time_ms.median);
+  std::printf("[ speed    ] cub::DeviceScan::InclusiveSum: %.4g ms; v5 %.4g ms (%.1f%% of CUB's speed)\n",
+              cub.time_ms.median, v5.time_ms.median, 100 * cub.time_ms.median / v5.time_ms.median);
+  if (v6_timed) {
+    std::printf("[ speed    ] v6 %.4g ms (%.1f%% of CUB's speed)\n", v6.time_ms.median,
+                100 * cub.time_ms.median / v6.time_ms.median);
+  }
   record_times(best, cub.time_ms.median);
   grader::record_metric("v5_percent_of_copy_bw", 100 * copy.time_ms.median / v5.time_ms.median);
-  grader::record_metric("v6_percent_of_copy_bw", 100 * copy.time_ms.median / v6.time_ms.median);
+  if (v6_timed) grader::record_metric("v6_percent_of_copy_bw", 100 * copy.time_ms.median / v6.time_ms.median);
   grader::record_metric("cub_percent_of_copy_bw", 100 * copy.time_ms.median / cub.time_ms.median);
   const double share_of_copy = copy.time_ms.median / best.time_ms.median;
   const double share_of_cub = cub.time_ms.median / best.time_ms.median;
