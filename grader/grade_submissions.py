@@ -3,10 +3,12 @@
 report (CSV, HTML) out.
 
     grade_submissions.py SUBMISSIONS --out REPORT_DIR [--labs 01,03] [--backend cuda|cpu]
-                         [--jobs N] [--shard K/N] [--seed S] [--timeout SECONDS] [--force]
+                         [--jobs N] [--shard K/N] [--seed-file FILE | --input-seed N --data-seed N]
+                         [--timeout SECONDS] [--force]
     grade_submissions.py merge --out REPORT_DIR SHARD_REPORT_DIR...
 
-The instructor's guide is handouts/instructor-guide.md; the code is in grader/batch/.
+The instructor's guide is handouts/instructor-guide.md; the code is in grader/batch/ (cli.py
+parses the options into settings.py's Settings; pipeline.py grades from them).
 """
 import os
 import sys

@@ -6,35 +6,58 @@ made from this run alone, and a text file with every failure's full message.
 
 Verdicts still come from the grader's own listener (its private channel), never from the
 program's exit status or output; the points of every test come from the program's own table
-(--grader-list-points), so a test that crashed still counts in the maximum.
+(--grader-list-points), so a test that crashed still counts in the maximum. The checker is told
+what to run on (its runner, the data file, the submission) in its environment (runs/checker.py),
+from the build's own record of its programs (meson introspect), not from its test's command line.
 """
 import json
 import os
 import subprocess
+from dataclasses import dataclass, replace
 
-from runs import runner, scoring
+from runs import checker, runner, scoring
 
 SCHEMA = "gpu-histogram-workbook/results/v1"
 DEFAULT_TEST_TIMEOUT_S = 30  # well under a minute: every test of every lab takes seconds
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def introspect_tests(build_dir):
-    done = subprocess.run(["meson", "introspect", build_dir, "--tests"], capture_output=True,
-                          text=True)
+@dataclass(frozen=True)
+class BuildTests:
+    """What a configured build holds for grading: its tests, its programs, the graded folder."""
+    build_dir: str
+    tests: list
+    targets: list
+    submission: str
+
+
+def introspect(build_dir, what):
+    done = subprocess.run(["meson", "introspect", build_dir, what], capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"meson introspect failed: {done.stderr.strip()[-500:]}")
     return json.loads(done.stdout)
 
 
-def graded_programs(tests):
-    """{lab: meson test} of each lab's graded program (test 'labNN' in suite 'grade')."""
-    return {t["name"]: t for t in tests if " " not in t["name"]
-            and any(s.endswith(":grade") for s in t["suite"])}
+def introspect_tests(build_dir):
+    options = {o["name"]: o["value"] for o in introspect(build_dir, "--buildoptions")}
+    return BuildTests(build_dir, introspect(build_dir, "--tests"), introspect(build_dir, "--targets"),
+                      os.path.join(ROOT, options["submission"]))  # meson.build's submission_dir
 
 
-def technique_checks(tests, labs):
+def graded_programs(build):
+    """{lab: checker.CheckerSettings} of each lab whose checker the build grades with."""
+    labs = checker.graded_labs(build.tests)
+    programs = checker.build_programs(build.targets, labs)
+    return {lab: checker.CheckerSettings(lab=lab, checker=programs.labs[lab][0],
+                                         runner=programs.labs[lab][1],
+                                         yardstick_runner=programs.yardstick_runner,
+                                         data=programs.data, submission=build.submission)
+            for lab in labs}
+
+
+def technique_checks(build, labs):
     """Names of the technique-check tests of `labs` ('labNN technique')."""
-    return [t["name"] for t in tests if t["name"] in {f"{lab} technique" for lab in labs}]
+    return [t["name"] for lab in labs for t in checker.lab_checks(build.tests, lab)]
 
 
 def points_table(command, env, cwd):
@@ -63,13 +86,12 @@ def score_of(outcome, points, stretch):
     return points + (stretch if met else 0.0)
 
 
-def run_lab(test, timeout_s=DEFAULT_TEST_TIMEOUT_S):
-    """Run one lab's graded program test by test; returns (results document, run output)."""
-    command = [arg for arg in test["cmd"] if not arg.startswith("--results=")]
-    submission = next((a.split("=", 1)[1] for a in command if a.startswith("--submission=")), "")
-    env = dict(os.environ, **(test.get("env") or {}))
-    env["GRADER_TEST_TIMEOUT"] = f"{timeout_s:g}"  # the program's own watchdog names the test
-    cwd = test.get("workdir") or os.getcwd()
+def run_lab(settings, timeout_s=DEFAULT_TEST_TIMEOUT_S):
+    """Run one lab's checker (a checker.CheckerSettings) test by test; returns (results document,
+    run output). The results file is this harness's to write (write_results), not the checker's."""
+    settings = replace(settings, test_timeout_s=timeout_s)  # its watchdog names the test
+    command, env, cwd = settings.command(), dict(os.environ, **settings.environment()), os.getcwd()
+    env.pop("GRADER_RESULTS", None)
     table, headline = points_table(command, env, cwd)
     # The runner's kill comes a little after the watchdog's, which gives the clearer message.
     result = runner.run_tests(command, [name for name, *_ in table], env, cwd, timeout_s + 10)
@@ -82,7 +104,7 @@ def run_lab(test, timeout_s=DEFAULT_TEST_TIMEOUT_S):
                       "tiers": outcome.tiers, "fault": outcome.fault})
     scoring.apply_gates(tests)
     hello = result.hello or {}
-    document = {"schema": SCHEMA, "lab": test["name"], "submission": submission,
+    document = {"schema": SCHEMA, "lab": settings.lab, "submission": settings.submission,
                 "backend": hello.get("backend", "?"), "device": hello.get("device", "?"),
                 "score": sum(t["score"] for t in tests),
                 "max_score": sum(t["max_score"] for t in tests), "tests": tests}

@@ -21,6 +21,8 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 
+from runs.checker import build_programs, lab_checks
+
 from . import integrity, sandbox as sandboxing
 from .project import interface_headers
 
@@ -78,16 +80,20 @@ def clean_compiler_output(text, slot):
 
 
 class Worker:
-    def __init__(self, index, work_dir, snapshot, options, labs, log, sandbox=None):
+    def __init__(self, index, work, snapshot, options, labs, log, sandbox=None):
+        """work: paths.WorkPaths, where the worker's slot and build folder are."""
         self.index = index
-        self.slot = os.path.join(work_dir, "slots", str(index))
-        self.build_dir = os.path.join(work_dir, "builds", str(index))
+        self.slot = work.slot(index)
+        self.build_dir = work.build(index)
+        self.state_file = work.build_state(index)
+        self.check_results = work.check_results(index)
         self.snapshot = snapshot
-        self.options = options          # meson -D options (dict), fixed for the whole batch
+        # meson -D options (dict), fixed for the whole batch; the submission is this slot.
+        self.options = dict(options, submission=self.slot)
         self.labs = labs
         self.log = log
         self.ninja_jobs = 1
-        self.targets = {}               # lab name -> {"program": path, "ninja": relative target}
+        self.targets = {}               # lab name -> {"program": path, "ninja": relative target, ...}
         self.checks = {}                # lab name -> [meson test dicts of its other grade tests]
         self.scanner = ""
         self.data_file = ""
@@ -113,10 +119,9 @@ class Worker:
         os.chmod(self.slot, 0o755)
 
     def setup(self):
-        state_file = os.path.join(self.build_dir, "batch-worker.json")
         wanted = {"options": self.options, "snapshot": self.snapshot}
         try:
-            with open(state_file) as f:
+            with open(self.state_file) as f:
                 ready = json.load(f) == wanted
         except (OSError, ValueError):
             ready = False
@@ -138,7 +143,7 @@ class Worker:
             raise RuntimeError(f"the pristine project does not build in worker {self.index} "
                                f"(is a lab unfinished? choose labs with --labs):\n{out[-4000:]}")
         if not ready:
-            with open(state_file, "w") as f:
+            with open(self.state_file, "w") as f:
                 json.dump(wanted, f)
         # Files the pristine build generated for the tests to read at run time (custom targets'
         # outputs in the labs' build folders; not programs, not objects): bound into each run.
@@ -166,33 +171,21 @@ class Worker:
             return json.loads(out[out.index("["):])
         targets = introspect("--targets")
         tests = introspect("--tests")
-        by_name = {t["name"]: t for t in targets}
         rel = lambda path: os.path.relpath(path, self.build_dir)
+        programs = build_programs(targets, [lab.name for lab in self.labs])
         for lab in self.labs:
             # The checker (the lab's tests, built once) and the runner (the submission's code,
             # rebuilt for each submission): grader/core/student_code.hpp.
-            checker, runner = by_name.get(lab.name + "_checker"), by_name.get(lab.name + "_runner_graded")
-            if checker is None or runner is None:
-                raise RuntimeError(f"the build has no programs for {lab.name} (targets "
-                                   f"{lab.name}_checker, {lab.name}_runner_graded); was it selected "
-                                   "with -Dlabs?")
-            program = runner["filename"][0]
-            checker_path = checker["filename"][0]
-            graded = [t for t in tests if os.path.abspath(t["cmd"][0]) == os.path.abspath(checker_path)]
+            checker, program = programs.labs[lab.name]
             self.targets[lab.name] = {"program": program, "ninja": rel(program),
-                                      "checker": checker_path, "checker_ninja": rel(checker_path),
-                                      "objects_dir": program + ".p",
-                                      "args": graded[0]["cmd"][1:] if graded else [],
-                                      "env": graded[0].get("env") or {} if graded else {}}
-            self.checks[lab.name] = [
-                t for t in tests
-                if any(s.endswith(":grade") for s in t["suite"])
-                and any(s.endswith(":" + lab.name) for s in t["suite"])
-                and os.path.abspath(t["cmd"][0]) != os.path.abspath(checker_path)]
-        self.yardstick_runner = by_name["grader_yardstick_runner"]["filename"][0]
+                                      "checker": checker, "checker_ninja": rel(checker),
+                                      "objects_dir": program + ".p"}
+            self.checks[lab.name] = lab_checks(tests, lab.name)
+        by_name = {t["name"]: t for t in targets}
+        self.yardstick_runner = programs.yardstick_runner
         self.scanner = by_name["batch_source_scan"]["filename"][0]
         self.scanner_target = rel(self.scanner)
-        self.data_file = by_name["standard-data"]["filename"][0]
+        self.data_file = programs.data
         self.data_target = rel(self.data_file)
 
     # ---- one submission -------------------------------------------------------------------------
@@ -261,20 +254,17 @@ class Worker:
 
     def run_checks(self, lab_name):
         """The lab's other grade-suite tests (technique checks: they compile the file and read its
-        machine code, running nothing of it); each writes a results file we read back."""
+        machine code, running nothing of it), each run as meson defines it; each writes its
+        results file in the build's results/ folder (labs/meson.build), which we read back."""
         outcomes = []
         for test in self.checks.get(lab_name, []):
-            results_path = os.path.join(self.build_dir, "batch-check-results.json")
-            if os.path.exists(results_path):
-                os.remove(results_path)
-            command = [re.sub(r"^--results=.*", "--results=" + results_path, arg) for arg in test["cmd"]]
-            if "--results" in command:
-                command[command.index("--results") + 1] = results_path
+            for stale in glob.glob(os.path.join(self.check_results, "*")):
+                os.remove(stale)
             env = clean_environment(test.get("env") or {})
             cwd = test.get("workdir") or self.build_dir
             started = time.monotonic()
             try:
-                done = subprocess.run(self.sandboxed(command, cwd), cwd=cwd, env=env,
+                done = subprocess.run(self.sandboxed(test["cmd"], cwd), cwd=cwd, env=env,
                                       capture_output=True, text=True, errors="replace",
                                       stdin=subprocess.DEVNULL, timeout=test.get("timeout") or 300)
                 code, out = done.returncode, done.stdout + done.stderr
@@ -282,10 +272,14 @@ class Worker:
                 code, out = "timeout", "the check timed out"
             record = {"check": test["name"], "returncode": code, "output": out[-4000:],
                       "duration_s": time.monotonic() - started, "results": None}
-            try:
-                with open(results_path) as f:
-                    record["results"] = json.load(f)
-            except (OSError, ValueError):
-                pass
+            written = []
+            for path in sorted(glob.glob(os.path.join(self.check_results, "*.json"))):
+                try:
+                    with open(path) as f:
+                        written += json.load(f).get("tests") or []
+                except (OSError, ValueError, AttributeError):
+                    pass
+            if written:
+                record["results"] = {"tests": written}
             outcomes.append(record)
         return outcomes

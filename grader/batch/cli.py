@@ -1,26 +1,112 @@
-"""grade_submissions.py: grade a folder of submissions, or merge the reports of several shards."""
+"""grade_submissions.py's command line: its options, their checks and error messages, made into
+one Settings (settings.py). Nothing here grades: pipeline.grade_class does, from the Settings."""
 import argparse
 import os
 import sys
 
 from . import project, submissions
 from .cpus import available_cpus
-from .session import Batch
+from .paths import ReportPaths, WorkPaths, default_work_dir
+from .settings import Seeds, Settings
 
 USAGE_EPILOG = """\
 examples:
   grade_submissions.py class/ --out report/                     every lab, CUDA on every GPU
-  grade_submissions.py class/ --out report/ --labs 01 --seed 90210
+  grade_submissions.py class/ --out report/ --labs 01 --seed-file seeds.txt
   grade_submissions.py class/ --out r1/ --shard 1/2             (and --shard 2/2 on a 2nd machine)
   grade_submissions.py merge --out report/ r1/ r2/
+Hidden seeds: --input-seed draws the inputs the lab checkers generate; --data-seed (and
+--data-count) make the data file the tests read. A seed file holds either or both, one a line
+("input-seed N", "data-seed N"), or one integer for both.
 Exit status: 0 every submission graded (whatever its score), 1 some could not be graded,
 2 usage or set-up error.
 """
+SEED_NAMES = {"input-seed": "input_seed", "data-seed": "data_seed"}  # in a seed file: args' names
+SEED_FLAGS = {key: "--" + name for name, key in SEED_NAMES.items()}
 
 
 def default_jobs():
     """Half the CPUs this process was given (a Slurm job's allocation, not the whole node), 1 to 4."""
     return max(1, min(4, available_cpus() // 2))
+
+
+def non_negative(text):
+    value = int(text)
+    if value < 0:
+        raise ValueError(text)
+    return value
+
+
+def read_seed_file(path):
+    """{"input_seed": N, "data_seed": M} (either may be absent) from a seed file: lines
+    "input-seed N" and "data-seed N" ('#' starts a comment), or one integer for both."""
+    with open(path) as f:
+        lines = [line.split("#")[0].strip() for line in f]
+    lines = [line for line in lines if line]
+    if len(lines) == 1 and lines[0].isdigit():
+        return {"input_seed": int(lines[0]), "data_seed": int(lines[0])}
+    seeds = {}
+    for line in lines:
+        name, _, value = line.replace("=", " ").partition(" ")
+        if name not in SEED_NAMES or SEED_NAMES[name] in seeds:
+            raise ValueError(f"{line!r}: give each of {', '.join(SEED_NAMES)} once, as NAME N")
+        seeds[SEED_NAMES[name]] = non_negative(value.strip())
+    if not seeds:
+        raise ValueError("it holds no seed")
+    return seeds
+
+
+def seed_file_text(seeds):
+    """A seed file holding `seeds` ({"input_seed": N, "data_seed": M}): one integer when equal."""
+    if seeds.get("input_seed") is not None and seeds.get("input_seed") == seeds.get("data_seed"):
+        return str(seeds["input_seed"])
+    return "\n".join(f"{name} {seeds[key]}" for name, key in SEED_NAMES.items()
+                     if seeds.get(key) is not None)
+
+
+def add_seed_arguments(parser):
+    parser.add_argument("--input-seed", type=int, metavar="N",
+                        help="hidden seed of the inputs the lab checkers generate (visible to "
+                             "other users of this machine in the process list: prefer --seed-file)")
+    parser.add_argument("--data-seed", type=int, metavar="N",
+                        help="hidden seed of the data file the tests read, generated for this "
+                             "batch (data/generate.py; default: the project's data file)")
+    parser.add_argument("--data-count", type=int, metavar="N",
+                        help="size of the generated data file (samples)")
+    parser.add_argument("--seed-file", metavar="FILE",
+                        help="a file holding the hidden seeds (keep it readable by you alone): "
+                             "'input-seed N' and/or 'data-seed N', one a line, or one integer "
+                             "for both")
+    parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)  # deprecated: both seeds
+
+
+def check_seeds(parser, args):
+    """Resolves --seed-file and the deprecated --seed into args.input_seed, args.data_seed;
+    args.seed becomes the text of a seed file holding what those two gave (or None), which
+    grader/gradescope/make_autograder_zip.py copies into the autograder's own seed file."""
+    given = {key: getattr(args, key) for key in SEED_NAMES.values() if getattr(args, key) is not None}
+    carried = {}
+    if args.seed is not None:
+        print("warning: --seed is deprecated: it set both seeds, now named apart. Give "
+              "--input-seed (the inputs the checkers generate) and --data-seed (the data file), "
+              "or a --seed-file", file=sys.stderr)
+        if args.seed_file:
+            parser.error("give --seed or --seed-file, not both")
+        carried = {"input_seed": args.seed, "data_seed": args.seed}
+    elif args.seed_file:
+        try:
+            carried = read_seed_file(args.seed_file)
+        except (OSError, ValueError) as error:
+            parser.error(f"--seed-file {args.seed_file}: {error}; it holds 'input-seed N' and/or "
+                         "'data-seed N', one a line, or one integer for both")
+    twice = sorted(set(given) & set(carried))
+    if twice:
+        parser.error(f"{SEED_FLAGS[twice[0]]} is given twice (and by --seed or --seed-file)")
+    for key, value in dict(given, **carried).items():
+        if value < 0:
+            parser.error(f"{SEED_FLAGS[key]} must be a non-negative integer")
+        setattr(args, key, value)
+    args.seed = seed_file_text(carried) if carried else None
 
 
 def parse_args(argv):
@@ -39,12 +125,7 @@ def parse_args(argv):
                              "parallel runs (default: half the CPUs this process was given, by "
                              "Slurm or its affinity mask, at most 4)")
     parser.add_argument("--shard", help="K/N: grade the K-th of N slices of the class")
-    parser.add_argument("--seed", type=int, help="hidden seed: generated inputs and the data file "
-                        "(visible to other users of this machine in the process list: prefer "
-                        "--seed-file)")
-    parser.add_argument("--seed-file", metavar="FILE",
-                        help="a file holding the hidden seed (keep it readable by you alone)")
-    parser.add_argument("--data-count", type=int, help="hidden size of the data file (samples)")
+    add_seed_arguments(parser)
     parser.add_argument("--timeout", type=float, default=60.0,
                         help="seconds one test may run before it is killed (default 60)")
     parser.add_argument("--budget", type=float,
@@ -72,19 +153,31 @@ def parse_args(argv):
     parser.add_argument("--no-matplotlib", action="store_true", help="SVG plots even if matplotlib "
                         "is installed")
     args = parser.parse_args(argv)
-    if args.jobs < 1 or args.timeout <= 0:
-        parser.error("--jobs and --timeout must be positive")
-    if args.seed_file:
-        if args.seed is not None:
-            parser.error("give --seed or --seed-file, not both")
-        try:
-            with open(args.seed_file) as f:
-                args.seed = int(f.read().strip())
-        except (OSError, ValueError) as error:
-            parser.error(f"--seed-file {args.seed_file}: {error}; it must hold one integer")
-    if args.seed is not None and args.seed < 0:
-        parser.error("--seed must be a non-negative integer")
+    if args.jobs < 1 or args.timeout <= 0 or (args.budget is not None and args.budget <= 0):
+        parser.error("--jobs, --timeout and --budget must be positive")
+    if args.data_count is not None and args.data_count <= 0:
+        parser.error("--data-count must be positive")
+    check_seeds(parser, args)
     return args
+
+
+def settings_from(args):
+    """The Settings of parsed options; ValueError names an option whose value does not fit the
+    project (an unknown lab, a malformed shard)."""
+    labs = project.select_labs(project.discover_labs(), args.labs)
+    if not labs:
+        raise ValueError("no labs found (labs/labs.txt)")
+    out = os.path.abspath(args.out)
+    return Settings(
+        submissions=os.path.abspath(args.submissions), report=ReportPaths(out),
+        work=WorkPaths(os.path.abspath(args.work_dir or default_work_dir(out))),
+        labs=tuple(labs), backend=args.backend, jobs=args.jobs,
+        shard=submissions.parse_shard(args.shard) if args.shard else None,
+        seeds=Seeds(args.input_seed, args.data_seed, args.data_count),
+        timeout_s=args.timeout, budget_s=args.budget or 10 * args.timeout, force=args.force,
+        gpu_archs=args.gpu_archs, integrity=args.integrity, visibility=args.visibility,
+        sanitizers=args.sanitizers, run_as=args.run_as, unsafe_no_sandbox=args.unsafe_no_sandbox,
+        matplotlib=not args.no_matplotlib)
 
 
 def main(argv=None):
@@ -94,26 +187,9 @@ def main(argv=None):
         return merge_main(argv[1:])
     args = parse_args(argv)
     try:
-        labs = project.select_labs(project.discover_labs(), args.labs)
-        if args.shard:
-            shard = submissions.parse_shard(args.shard)
-        entries, warnings = submissions.discover(args.submissions)
-    except (ValueError, FileNotFoundError) as error:
+        settings = settings_from(args)
+    except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    if not labs:
-        print("error: no labs found (labs/*/meson.build)", file=sys.stderr)
-        return 2
-    own = {os.path.abspath(args.out), os.path.abspath(args.work_dir or os.path.join(args.out, ".work"))}
-    entries = [e for e in entries if os.path.abspath(e.path) not in own]  # --out inside SUBMISSIONS
-    if args.shard:
-        entries = submissions.shard(entries, *shard)
-    for warning in warnings:
-        print(f"warning: {warning}")
-    batch = Batch(args, labs)
-    from .pipeline import run_batch
-    try:
-        return run_batch(batch, entries)
-    except RuntimeError as error:
-        print(f"error: {error}", file=sys.stderr)
-        return 2
+    from .pipeline import grade_class  # the running side, given the settings alone
+    return grade_class(settings)

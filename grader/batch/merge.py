@@ -6,6 +6,7 @@ import shutil
 import sys
 
 from . import reports, submissions
+from .paths import ReportPaths
 
 
 def describe(shard):
@@ -71,7 +72,7 @@ def merge_main(argv):
     out = os.path.abspath(args.out)
     summaries, folders, records, problems = [], [], {}, []
     for folder in args.reports:
-        path = os.path.join(folder, "batch.json")
+        path = ReportPaths(folder).summary
         if not os.path.isfile(path):
             if args.allow_partial:  # a shard that died before writing anything
                 problems.append(f"partial merge (--allow-partial): {folder} holds no batch.json, skipped")
@@ -101,15 +102,16 @@ def merge_main(argv):
             records[record["student"]] = dict(record, _from=folder)
     keys = {s.get("config_key") for s in summaries}
     if len(keys) > 1:
-        problems.append("the shards were graded with different settings (labs, backend, seed or "
+        problems.append("the shards were graded with different settings (labs, backend, seeds or "
                         "project version): " + ", ".join(sorted(str(k) for k in keys)))
     for record in records.values():
         if record.get("config_key") not in keys:
             problems.append(f"{record['student']}: graded with other settings than its shard's batch")
-    os.makedirs(os.path.join(out, "submissions"), exist_ok=True)
+    joined = ReportPaths(out)
+    os.makedirs(joined.submissions, exist_ok=True)
     for student, record in records.items():
-        source = os.path.join(record.pop("_from"), "submissions", student)
-        target = os.path.join(out, "submissions", student)
+        source = ReportPaths(record.pop("_from")).student(student)
+        target = joined.student(student)
         if os.path.abspath(source) != os.path.abspath(target):
             temporary = target + ".partial"
             shutil.rmtree(temporary, ignore_errors=True)
@@ -125,7 +127,7 @@ def merge_main(argv):
                   devices=sorted({d for s in summaries for d in s.get("devices", [])}),
                   warnings=sorted({w for s in summaries for w in s.get("warnings", [])} | set(problems)),
                   merged_from=[os.path.abspath(f) for f in folders], merged_shards=coverage)
-    reports.atomic_write(os.path.join(out, "batch.json"), json.dumps(merged, indent=1))
+    reports.atomic_write(joined.summary, json.dumps(merged, indent=1))
     values = list(records.values())
     reports.write_class_csv(out, values, plan)
     reports.write_class_html(out, values, merged, use_matplotlib=not args.no_matplotlib)

@@ -6,6 +6,7 @@ import os
 import queue
 import shutil
 import signal
+import sys
 import threading
 import time
 import traceback
@@ -15,24 +16,44 @@ from runs import runner
 
 from . import builder, cpus, grading, reports, submissions
 from .project import ROOT
+from .session import Batch
 
 
 def _lab_map(batch):
     return {lab.name: lab for lab in batch.labs}
 
 
+def grade_class(settings):
+    """Grade the class settings.submissions names (the settings of cli.py); the exit status."""
+    try:
+        entries, warnings = submissions.discover(settings.submissions)
+    except (ValueError, FileNotFoundError) as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+    own = settings.own_folders()
+    entries = [e for e in entries if os.path.abspath(e.path) not in own]  # --out inside SUBMISSIONS
+    if settings.shard:
+        entries = submissions.shard(entries, *settings.shard)
+    for warning in warnings:
+        print(f"warning: {warning}")
+    try:
+        return run_batch(Batch(settings), entries)
+    except RuntimeError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
 def make_workers(batch):
-    count = max(1, batch.args.jobs)
+    count = max(1, batch.settings.jobs)
     ninja_jobs = max(1, cpus.available_cpus() // count)
     workers = []
     for index in range(count):
-        options = dict(batch.meson_options(), submission=os.path.join(batch.work, "slots", str(index)))
-        worker = builder.Worker(index, batch.work, batch.snapshot, options, batch.labs, batch.log,
-                                batch.sandbox)
+        worker = builder.Worker(index, batch.work, batch.snapshot, batch.meson_options(), batch.labs,
+                                batch.log, batch.sandbox)
         worker.ninja_jobs = ninja_jobs
         workers.append(worker)
     started = time.monotonic()
-    batch.log(f"Setting up {count} worker build(s) ({batch.args.backend} backend, labs "
+    batch.log(f"Setting up {count} worker build(s) ({batch.settings.backend} backend, labs "
               f"{', '.join(lab.name for lab in batch.labs)}); the first set-up takes minutes ...")
     with ThreadPoolExecutor(count) as pool:
         for future in [pool.submit(w.setup) for w in workers]:
@@ -57,8 +78,8 @@ def reference_files(batch):
 def compute_reference(batch, worker, gpu):
     """Build and run the labs' reference solutions: the list of tests, their points, what this
     machine cannot grade (tests the reference skips), and what the reference's code may use."""
-    cache = os.path.join(batch.work, f"reference-{batch.config_key}.json")
-    if os.path.exists(cache) and not batch.args.force:
+    cache = batch.work.reference(batch.config_key)
+    if os.path.exists(cache) and not batch.settings.force:
         with open(cache) as f:
             cached = json.load(f)
         if cached.get("run_user") == batch.user_note:
@@ -70,15 +91,12 @@ def compute_reference(batch, worker, gpu):
     if broken:
         raise RuntimeError("the reference solution does not build, so its lab cannot be graded "
                            "(choose labs with --labs):\n" + "\n".join(broken))
-    folder, programs = batch.stage("reference", builds, files, list(builds))
+    folder = batch.stage(builds, files, list(builds))
     try:
         for lab in batch.labs:
-            target = worker.targets[lab.name]
-            tests = batch.list_lab_tests(programs[lab.name], folder, gpu, target["env"],
-                                         worker.run_inputs)
-            run = batch.run_lab(programs[lab.name], folder, tests, gpu, target["args"],
-                                target["env"], None, worker.run_inputs)
-            if (batch.args.backend == "cuda" and run.outcomes
+            tests = batch.list_lab_tests(lab.name, folder, gpu, worker.run_inputs)
+            run = batch.run_lab(lab.name, folder, tests, gpu, worker.run_inputs)
+            if (batch.settings.backend == "cuda" and run.outcomes
                     and all(o.status == "skipped" for o in run.outcomes.values())):
                 # Fail closed: never fall back to running student code as a more privileged user.
                 why = next(iter(run.outcomes.values())).message.strip().splitlines()[:2]
@@ -92,8 +110,8 @@ def compute_reference(batch, worker, gpu):
             exempt = {}
             passed = [n for n, o in run.outcomes.items() if o.status == "passed"]
             for tool in batch.sanitizers:
-                hazards = batch.sanitizer_hazards(programs[lab.name], folder, passed, gpu, target,
-                                                  worker.run_inputs, tool)
+                hazards = batch.sanitizer_hazards(lab.name, folder, passed, gpu, worker.run_inputs,
+                                                  tool)
                 exempt[tool] = sorted(hazards)
                 if hazards:
                     batch.warnings.append(f"{lab.name}: {tool} reports hazards in the reference "
@@ -117,19 +135,22 @@ def compute_reference(batch, worker, gpu):
                                   for t in record["tests"] if t["status"] == "failed"]
             reference["labs"][lab.name] = lab_ref
     finally:
-        shutil.rmtree(folder, ignore_errors=True)
+        shutil.rmtree(folder.root, ignore_errors=True)
     reference["run_user"] = batch.user_note
     reports.atomic_write(cache, json.dumps(reference, indent=1))
     return reference
 
 
-def batch_summary(batch, reference, shard):
+def batch_summary(batch, reference):
     plan = {name: [t["name"] for t in lab["tests"] if t["status"] != "skipped"]
                   + [c["name"] for c in lab["checks"] if c["status"] != "skipped"]
             for name, lab in (reference or {}).get("labs", {}).items()}
     return {"schema": "gpu-histogram-workbook/batch-summary/v1", "config": batch.config,
-            "config_key": batch.config_key, "backend": batch.args.backend, "seed": batch.args.seed,
-            "labs": [lab.name for lab in batch.labs], "plan": plan, "shard": shard,
+            "config_key": batch.config_key, "backend": batch.settings.backend,
+            # The instructor's copy of the hidden seeds (never in what students see).
+            "input_seed": batch.settings.seeds.inputs, "data_seed": batch.settings.seeds.data,
+            "labs": [lab.name for lab in batch.labs], "plan": plan,
+            "shard": batch.settings.shard_text,
             "reference": {n: {k: lab.get(k) for k in ("score", "max_score", "device", "source", "failing")}
                           for n, lab in (reference or {}).get("labs", {}).items()},
             "devices": sorted(batch.devices), "warnings": batch.warnings, "run_user": batch.user_note,
@@ -139,31 +160,30 @@ def batch_summary(batch, reference, shard):
 def run_batch(batch, entries):
     started = time.monotonic()
     batch.prepare()
-    os.makedirs(batch.out, exist_ok=True)
-    records = {r["student"]: r for r in reports.load_records(batch.out)}
+    os.makedirs(batch.report.root, exist_ok=True)
+    records = {r["student"]: r for r in reports.load_records(batch.report.root)}
     lab_files = [lab.submission_file for lab in batch.labs]
 
     todo, skipped = [], 0
     for entry in entries:
         collected = submissions.collect(entry, lab_files)
         old = records.get(entry.student)
-        if (old and not batch.args.force and old.get("config_key") == batch.config_key
+        if (old and not batch.settings.force and old.get("config_key") == batch.config_key
                 and old.get("fingerprint") == collected.fingerprint()):
             skipped += 1
             continue
         if old and old.get("fingerprint") != collected.fingerprint():
             collected.notes.append("regraded: the submission changed since it was last graded")
         elif old and old.get("config_key") != batch.config_key:
-            collected.notes.append("regraded: the settings (labs, backend, seed) or the grader or "
+            collected.notes.append("regraded: the settings (labs, backend, seeds) or the grader or "
                                    "labs changed since it was last graded")
         todo.append((entry, collected))
     batch.log(f"{len(entries)} submission(s): {skipped} already graded (use --force to regrade), "
               f"{len(todo)} to grade")
-    shard = batch.args.shard
     if not todo:
-        summary_path = os.path.join(batch.out, "batch.json")
+        summary_path = batch.report.summary
         previous = json.load(open(summary_path)) if os.path.exists(summary_path) else {}
-        finish(batch, records, previous or batch_summary(batch, None, shard))
+        finish(batch, records, previous or batch_summary(batch, None))
         return 0
 
     batch.choose_sanitizers()
@@ -183,8 +203,8 @@ def run_batch(batch, entries):
                                   + "; ".join(lab["failing"][:3]))
     for warning in batch.warnings:
         batch.log(f"warning: {warning}")
-    summary = batch_summary(batch, reference, shard)
-    reports.atomic_write(os.path.join(batch.out, "batch.json"), json.dumps(summary, indent=1))
+    summary = batch_summary(batch, reference)
+    reports.atomic_write(batch.report.summary, json.dumps(summary, indent=1))
 
     worker_queue, gpu_queue = queue.Queue(), queue.Queue()
     for worker in workers:
@@ -209,7 +229,7 @@ def run_batch(batch, entries):
         try:
             builds = worker.build(files)
             ready = [name for name, b in builds.items() if b.status == "built"]
-            folder, programs = batch.stage(entry.student, builds, files, ready)
+            folder = batch.stage(builds, files, ready)
         finally:
             worker_queue.put(worker)
         busy = time.monotonic() - busy
@@ -223,34 +243,31 @@ def run_batch(batch, entries):
             for name in ready:
                 if runner.STOP.is_set():
                     return
-                target = worker.targets[name]
                 tests = [n for n, *_ in grading.reference_plan(reference["labs"][name])[0]]
-                budget = batch.args.budget or 10 * batch.args.timeout
-                runs[name] = batch.run_lab(programs[name], folder, tests, gpu, target["args"],
-                                           target["env"], budget, worker.run_inputs)
-                batch.sanitize_run(programs[name], folder, runs[name], gpu, target,
-                                   worker.run_inputs,
+                budget = batch.settings.budget_s
+                runs[name] = batch.run_lab(name, folder, tests, gpu, worker.run_inputs, budget)
+                batch.sanitize_run(name, folder, runs[name], gpu, worker.run_inputs,
                                    reference["labs"][name].get("sanitizer_exempt", {}), budget)
         finally:
             gpu_queue.put(gpu)
             busy += time.monotonic() - run_started
-            shutil.rmtree(folder, ignore_errors=True)
+            shutil.rmtree(folder.root, ignore_errors=True)
         if runner.STOP.is_set():
             return
         lab_records = {name: grading.assemble_lab(labs[name], builds[name], runs.get(name),
-                                                  reference["labs"][name], batch.args.integrity)
+                                                  reference["labs"][name], batch.settings.integrity)
                        for name in labs}
         record = grading.submission_record(entry.student, os.path.basename(entry.path),
                                            collected.fingerprint(), batch.config_key, lab_records,
                                            notes, busy, batch.user_note)
-        reports.write_submission(batch.out, record, batch.args.visibility)
+        reports.write_submission(batch.report.root, record, batch.settings.visibility)
         with batch.lock:
             records[entry.student] = record
             batch.done += 1
             for lab in lab_records.values():
                 if lab.get("device"):
                     batch.devices.add(lab["device"])
-            reports.write_class_csv(batch.out, list(records.values()), summary["plan"])
+            reports.write_class_csv(batch.report.root, list(records.values()), summary["plan"])
             status = grading.status_of(record)
             why = next((r for lab in lab_records.values() for r in lab["reasons"]), "")
             print(f"[{batch.done}/{batch.total}] {entry.student}: {record['score']:g}/"
@@ -277,20 +294,20 @@ def run_batch(batch, entries):
         runner.REGISTRY.kill_all()
         pool.shutdown(wait=True, cancel_futures=True)
         batch.log("interrupted: every submission graded so far is kept; run again to go on")
-        finish(batch, records, batch_summary(batch, reference, shard))
+        finish(batch, records, batch_summary(batch, reference))
         return 130
     finally:
         pool.shutdown(wait=True)
         if batch.run_root:
             shutil.rmtree(batch.run_root, ignore_errors=True)
-    finish(batch, records, batch_summary(batch, reference, shard))
-    batch.log(f"Done in {time.monotonic() - started:.0f} s: {batch.out}/index.html, class.csv")
+    finish(batch, records, batch_summary(batch, reference))
+    batch.log(f"Done in {time.monotonic() - started:.0f} s: {batch.report.index_html}, class.csv")
     return 1 if failures else 0
 
 
 def finish(batch, records, summary):
     summary = dict(summary, devices=sorted(set(summary.get("devices", [])) | batch.devices))
-    reports.atomic_write(os.path.join(batch.out, "batch.json"), json.dumps(summary, indent=1))
-    reports.write_class_csv(batch.out, list(records.values()), summary.get("plan"))
-    reports.write_class_html(batch.out, list(records.values()), summary,
-                             use_matplotlib=not batch.args.no_matplotlib)
+    reports.atomic_write(batch.report.summary, json.dumps(summary, indent=1))
+    reports.write_class_csv(batch.report.root, list(records.values()), summary.get("plan"))
+    reports.write_class_html(batch.report.root, list(records.values()), summary,
+                             use_matplotlib=batch.settings.matplotlib)

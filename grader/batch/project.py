@@ -1,14 +1,12 @@
-"""The project as the batch grader sees it: its labs, and the pristine copy students are built in.
-
-Labs are found the way the build finds them: labs/labs.txt lists their folders, and each
-labs/NN-name/meson.build appends a dict with its 'name' and 'submission_file'. No lab is named
-here, so labs added later are graded without changing this tool.
+"""The project as the batch grader sees it: its labs (grader/runs/labs.py finds them in
+labs/labs.txt, so labs added later are graded without changing this tool), the headers a
+submission may include, and the pristine copy students are built in.
 """
 import hashlib
 import os
-import re
 import shutil
-from dataclasses import dataclass
+
+from runs.labs import Lab, discover_labs, listed_folders, select_labs  # noqa: F401 (re-exported)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -18,51 +16,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 EXCLUDED_NAMES = {".git", ".venv", "__pycache__", ".gl", ".whl", ".device", ".mypy_cache"}
 EXCLUDED_TOP = {"solutions", "shared"}
 EXCLUDED_PATHS = {os.path.join("grader", "batch", "fixtures")}
-
-
-@dataclass(frozen=True)
-class Lab:
-    name: str              # lab01
-    number: str            # 01: what -Dlabs= takes
-    folder: str            # 01-global-atomics
-    submission_file: str   # lab01_global_atomics.cu
-
-
-def listed_folders(root=ROOT):
-    """The lab folders of labs/labs.txt (the one list of labs), in its order."""
-    with open(os.path.join(root, "labs", "labs.txt")) as f:
-        lines = [line.strip() for line in f]
-    return [line for line in lines if line and not line.startswith("#")]
-
-
-def discover_labs(root=ROOT):
-    labs = []
-    for folder in listed_folders(root):
-        path = os.path.join(root, "labs", folder, "meson.build")
-        if not os.path.isfile(path):
-            raise RuntimeError(f"labs/labs.txt lists {folder}, but {path} does not exist")
-        with open(path) as f:
-            text = f.read()
-        name = re.search(r"'name'\s*:\s*'([^']+)'", text)
-        submission = re.search(r"'submission_file'\s*:\s*'([^']+)'", text)
-        if name and submission:
-            labs.append(Lab(name.group(1), folder.split("-")[0], folder, submission.group(1)))
-    return labs
-
-
-def select_labs(labs, spec):
-    """`spec` is None/"all" or "01,03" (numbers or names); unknown ones are an error."""
-    if not spec or spec == "all":
-        return list(labs)
-    wanted = [w.strip() for w in spec.split(",") if w.strip()]
-    chosen = []
-    for w in wanted:
-        match = [lab for lab in labs if w in (lab.number, lab.name, lab.folder)]
-        if not match:
-            known = ", ".join(lab.number for lab in labs) or "none"
-            raise ValueError(f"--labs: no lab {w!r} (labs found: {known})")
-        chosen += [lab for lab in match if lab not in chosen]
-    return chosen
 
 
 def interface_headers(lab, root=ROOT):

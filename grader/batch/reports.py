@@ -10,6 +10,7 @@ import os
 import time
 
 from . import gradescope, grading, plots
+from .paths import ReportPaths
 
 LOG_ATTEMPT_OUTPUT = 12000
 
@@ -24,7 +25,7 @@ def atomic_write(path, text):
 
 def load_records(report_dir):
     records = []
-    for path in sorted(glob.glob(os.path.join(report_dir, "submissions", "*", "grading.json"))):
+    for path in sorted(glob.glob(ReportPaths(report_dir).student_file("*", "grading.json"))):
         try:
             with open(path, encoding="utf-8") as f:
                 record = json.load(f)
@@ -38,12 +39,12 @@ def load_records(report_dir):
 def write_submission(report_dir, record, visibility):
     """`visibility`: a gradescope.VisibilityPolicy (grade_submissions.py's --visibility and
     --test-visibility), or one visibility for every test."""
-    folder = os.path.join(report_dir, "submissions", record["student"])
-    atomic_write(os.path.join(folder, "log.txt"), render_log(record))
-    atomic_write(os.path.join(folder, "results.json"),
+    paths, student = ReportPaths(report_dir), record["student"]
+    atomic_write(paths.student_file(student, "log.txt"), render_log(record))
+    atomic_write(paths.student_file(student, "results.json"),
                  json.dumps(gradescope.results_json(record, visibility), indent=1))
     # Last: a submission counts as graded once its grading.json exists.
-    atomic_write(os.path.join(folder, "grading.json"), json.dumps(record, indent=1))
+    atomic_write(paths.student_file(student, "grading.json"), json.dumps(record, indent=1))
 
 
 def _cut(text, limit=LOG_ATTEMPT_OUTPUT):
@@ -141,7 +142,7 @@ def class_csv(records, plan=None):
 
 
 def write_class_csv(report_dir, records, plan=None):
-    atomic_write(os.path.join(report_dir, "class.csv"), class_csv(records, plan))
+    atomic_write(ReportPaths(report_dir).class_csv, class_csv(records, plan))
 
 
 CSS = """body{font-family:sans-serif;margin:2em;color:#222} table{border-collapse:collapse;margin:1em 0}
@@ -151,17 +152,27 @@ details summary{cursor:pointer} pre{white-space:pre-wrap;font-size:12px;max-widt
 .plots img{margin:0 1em 1em 0;border:1px solid #eee}"""
 
 
+def seeds_note(batch):
+    """What the class page says of the hidden seeds (their values are in batch.json only)."""
+    hidden = [name for name, key in (("inputs", "input_seed"), ("data file", "data_seed"))
+              if batch.get(key) is not None]
+    if batch.get("seed") is not None:  # a report of an older version: one seed for both
+        hidden = ["inputs", "data file"]
+    return (f"hidden for the {' and the '.join(hidden)} (--input-seed, --data-seed; see batch.json)"
+            if hidden else "default")
+
+
 def write_class_html(report_dir, records, batch, use_matplotlib=True):
     plan = batch.get("plan") or {}
     labs = columns(records, plan)
-    plot_dir = os.path.join(report_dir, "plots")
+    plot_dir = ReportPaths(report_dir).plots
     os.makedirs(plot_dir, exist_ok=True)
     e = html.escape
     parts = [f"<!doctype html><meta charset='utf-8'><title>Class report</title><style>{CSS}</style>",
              "<h1>Class report</h1>",
              f"<p>{len(records)} submission(s) graded; backend <b>{e(str(batch.get('backend')))}</b>; "
              f"device(s): {e(', '.join(batch.get('devices') or []) or 'n/a')}; "
-             f"seed: {'hidden (set with --seed; see batch.json)' if batch.get('seed') is not None else 'default'}"
+             f"seeds: {seeds_note(batch)}"
              f"; report written {time.strftime('%Y-%m-%d %H:%M')}. "
              "<a href='class.csv'>class.csv</a></p>"]
     for warning in batch.get("warnings", []):
@@ -230,4 +241,4 @@ def write_class_html(report_dir, records, batch, use_matplotlib=True):
                      f"<td><a href='{link}/log.txt'>log</a> <a href='{link}/results.json'>results.json</a>"
                      f"</td></tr>")
     parts.append("</table>")
-    atomic_write(os.path.join(report_dir, "index.html"), "\n".join(parts) + "\n")
+    atomic_write(ReportPaths(report_dir).index_html, "\n".join(parts) + "\n")

@@ -1,6 +1,6 @@
-"""One batch: its settings, isolation (the sandbox, or the user of --unsafe-no-sandbox), GPU
-slots, the data file, and how each lab program of a submission is started and run. cli.py parses
-the options and hands them here; pipeline.py drives the batch."""
+"""One batch: isolation (the sandbox, or the user of --unsafe-no-sandbox), GPU slots, the data
+file, and how each lab program of a submission is started and run. It is given a Settings
+(settings.py; cli.py makes it from the command line); pipeline.py drives the batch."""
 import hashlib
 import json
 import os
@@ -15,13 +15,9 @@ import threading
 from dataclasses import dataclass
 
 from runs import runner
+from runs.checker import CheckerSettings
 
-from . import builder, project, sandbox, sanitize
-
-
-# Beside each staged runner: its lab's checker; once per run folder: the yardstick runner.
-CHECKER_SUFFIX = "-checker"
-YARDSTICK_RUNNER = "yardstick-runner"
+from . import builder, paths, project, sandbox, sanitize
 
 
 @dataclass
@@ -32,13 +28,13 @@ class RunUser:
 
 
 class Batch:
-    """One invocation: configuration, workers, GPU slots, reference, and the output folder."""
+    """One invocation: its settings, workers, GPU slots, reference, and the output folder."""
 
-    def __init__(self, args, labs):
-        self.args = args
-        self.labs = labs
-        self.out = os.path.abspath(args.out)
-        self.work = os.path.abspath(args.work_dir or os.path.join(self.out, ".work"))
+    def __init__(self, settings):
+        self.settings = settings
+        self.labs = list(settings.labs)
+        self.report = settings.report   # paths.ReportPaths
+        self.work = settings.work       # paths.WorkPaths
         self.lock = threading.Lock()
         self.warnings = []
         self.user = None          # the run user without a sandbox (--unsafe-no-sandbox, as root)
@@ -49,7 +45,6 @@ class Batch:
         self.user_note = ""
         self.run_root = None
         self.data_file = None
-        self.reference = None
         self.devices = set()
         self.done = 0
         self.total = 0
@@ -60,15 +55,14 @@ class Batch:
 
     # ---- configuration --------------------------------------------------------------------------
     def prepare(self):
-        os.makedirs(self.work, exist_ok=True)
-        self.snapshot = os.path.join(self.work, "project")
-        skip = [self.out, self.work, os.path.abspath(self.args.submissions)]
+        os.makedirs(self.work.root, exist_ok=True)
+        self.snapshot = self.work.snapshot
+        skip = [self.report.root, self.work.root, self.settings.submissions]
         self.project_fingerprint, manifest = project.sync_snapshot(self.snapshot, project.ROOT, skip,
                                                                    self.labs)
         sandbox.make_readable(self.snapshot)  # the sandboxed run user reads it, whoever owns it
-        manifest_path = os.path.join(self.work, "project-manifest.json")
         try:
-            with open(manifest_path) as f:
+            with open(self.work.manifest) as f:
                 previous = json.load(f)
         except (OSError, ValueError):
             previous = None
@@ -77,36 +71,38 @@ class Batch:
                              | {k for k in manifest if previous.get(k) not in (None, manifest[k])})
             self.log(f"note: the project changed since the last run ({', '.join(changed[:8])}"
                      f"{' ...' if len(changed) > 8 else ''}): submissions are regraded")
-        with open(manifest_path, "w") as f:
+        with open(self.work.manifest, "w") as f:
             json.dump(manifest, f)
-        a = self.args
-        self.config = {"labs": [lab.name for lab in self.labs], "backend": a.backend,
-                       "seed": self.seed_digest(), "sanitizers": a.sanitizers, "data_count": a.data_count, "gpu_archs": a.gpu_archs,
-                       "project": self.project_fingerprint}
-        self.config_key = hashlib.sha256(json.dumps(self.config, sort_keys=True).encode()).hexdigest()[:16]
+        s, seeds = self.settings, self.settings.seeds
+        data = {"data_seed": self.seed_digest("data", seeds.data), "data_count": seeds.data_count,
+                "project": self.project_fingerprint}
+        self.data_key = fingerprint(data)
+        self.config = {"labs": [lab.name for lab in self.labs], "backend": s.backend,
+                       "input_seed": self.seed_digest("input", seeds.inputs), **data,
+                       "sanitizers": s.sanitizers, "gpu_archs": s.gpu_archs}
+        self.config_key = fingerprint(self.config)
 
-    def seed_digest(self):
-        """The hidden seed as the settings' fingerprint holds it: hashed with a secret kept in the
+    def seed_digest(self, name, seed):
+        """A hidden seed as the settings' fingerprint holds it: hashed with a secret kept in the
         work folder, so a config_key cannot be searched for the seed."""
-        if self.args.seed is None:
+        if seed is None:
             return None
-        salt_path = os.path.join(self.work, "seed-salt")
-        if not os.path.exists(salt_path):
-            with open(os.open(salt_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
+        if not os.path.exists(self.work.seed_salt):
+            with open(os.open(self.work.seed_salt, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600), "w") as f:
                 f.write(secrets.token_hex(32))
-        with open(salt_path) as f:
+        with open(self.work.seed_salt) as f:
             salt = f.read().strip()
-        return hashlib.sha256(f"{salt}:{self.args.seed}".encode()).hexdigest()
+        return hashlib.sha256(f"{salt}:{name}:{seed}".encode()).hexdigest()
 
     def meson_options(self):
-        return {"submission": os.path.join(self.work, "slots", "X"),  # replaced per worker
-                "kernel_backend": self.args.backend, "gpu_archs": self.args.gpu_archs,
+        """The worker builds' options, but for each one's slot (builder.Worker adds it)."""
+        return {"kernel_backend": self.settings.backend, "gpu_archs": self.settings.gpu_archs,
                 "labs": ",".join(lab.number for lab in self.labs), "project_tests": "false",
                 "b_colorout": "never", "buildtype": "release"}
 
     def gpu_slots(self):
-        if self.args.backend == "cpu":
-            return [None] * max(1, self.args.jobs)
+        if self.settings.backend == "cpu":
+            return [None] * max(1, self.settings.jobs)
         visible = os.environ.get("CUDA_VISIBLE_DEVICES")
         if visible is not None and visible.strip():
             return [d.strip() for d in visible.split(",") if d.strip()]
@@ -123,30 +119,31 @@ class Batch:
     def choose_sanitizers(self):
         """--sanitizers: on the cuda backend, by default every tool when compute-sanitizer is
         present (the report says when it is not)."""
-        if self.args.backend != "cuda":
+        if self.settings.backend != "cuda":
             return
         self.sanitizer_path = sanitize.find_tool()
         try:
-            self.sanitizers = sanitize.parse_tools(self.args.sanitizers,
+            self.sanitizers = sanitize.parse_tools(self.settings.sanitizers,
                                                    self.sanitizer_path is not None)
         except ValueError as error:
             raise RuntimeError(str(error)) from None
-        if not self.sanitizers and self.args.sanitizers == "auto":
+        if not self.sanitizers and self.settings.sanitizers == "auto":
             self.warnings.append("compute-sanitizer not found: races a GPU run hides (a missing "
                                  "__syncthreads()) were not looked for")
 
     def choose_isolation(self):
         """The sandbox, or (only with --unsafe-no-sandbox) the user student code runs as. Fails
         closed: no sandbox and no override is an error naming the override."""
-        if not self.args.unsafe_no_sandbox:
+        run_as = self.settings.run_as
+        if not self.settings.unsafe_no_sandbox:
             try:
-                self.sandbox = sandbox.detect(self.args.run_as, gpu=self.args.backend == "cuda",
+                self.sandbox = sandbox.detect(run_as, gpu=self.settings.backend == "cuda",
                                               extra_programs=[self.sanitizer_path])
             except sandbox.SandboxUnavailable as error:
                 raise RuntimeError(f"no sandbox for student code: {error}") from None
             self.user_note = self.sandbox.describe()
             self.warnings += self.sandbox.notes
-            for index in range(max(1, self.args.jobs) + 8):  # more than GPU slots + the reference
+            for index in range(max(1, self.settings.jobs) + 8):  # more than GPU slots + the reference
                 self.run_uids.put(sandbox.RUN_UID_BASE + index)
             return
         me = pwd.getpwuid(os.geteuid()).pw_name
@@ -154,10 +151,10 @@ class Batch:
             self.user_note = f"{me}, without a sandbox (--unsafe-no-sandbox)"
         else:
             try:
-                entry = pwd.getpwnam(self.args.run_as)
+                entry = pwd.getpwnam(run_as)
             except KeyError:
                 raise RuntimeError(f"--unsafe-no-sandbox as root needs an unprivileged user to run "
-                                   f"student code as: no user {self.args.run_as!r} here (--run-as)") from None
+                                   f"student code as: no user {run_as!r} here (--run-as)") from None
             self.user = RunUser(entry.pw_uid, entry.pw_gid, entry.pw_name)
             self.user_note = f"{entry.pw_name}, without a sandbox (--unsafe-no-sandbox)"
         self.warnings.append("UNSAFE: graded without a sandbox (--unsafe-no-sandbox): student code "
@@ -165,106 +162,108 @@ class Batch:
                              "other submissions and this report")
 
     def prepare_run_files(self, default_data):
-        """A folder the run user can read, holding each run's program and files; the data file."""
+        """A folder the run user can read, holding each run's program and files; the data file
+        (the build's, or one generated from --data-seed and --data-count)."""
         if self.sandbox is not None:
             # Only the grader and the sandbox (which binds what each run needs) go in here.
-            self.run_root = tempfile.mkdtemp(prefix="runs-", dir=self.work)
+            self.run_root = tempfile.mkdtemp(prefix="runs-", dir=self.work.root)
             os.chmod(self.run_root, 0o700)
         else:
             self.run_root = tempfile.mkdtemp(prefix="grade-submissions-")
             os.chmod(self.run_root, 0o711)
         data = default_data
-        if self.args.seed is not None or self.args.data_count is not None:
-            data = os.path.join(self.work, "data", f"data-{self.config_key}.bin")
+        if self.settings.seeds.custom_data:
+            data = self.work.data_file(self.data_key)
             if not os.path.exists(data):
-                os.makedirs(os.path.dirname(data), mode=0o700, exist_ok=True)
-                # The seed goes in an arguments file, not on a command line others can read.
-                options = ["--output", data + ".partial"]
-                if self.args.seed is not None:
-                    options += ["--seed", str(self.args.seed)]
-                if self.args.data_count is not None:
-                    options += ["--count", str(self.args.data_count)]
-                arguments = os.path.join(os.path.dirname(data), "generate-arguments")
-                with open(os.open(arguments, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
-                    f.write("\n".join(options) + "\n")
-                command = [sys.executable, os.path.join(self.snapshot, "data", "generate.py"),
-                           "@" + arguments]
-                code, out = builder.run_quiet(command, 600)
-                os.remove(arguments)
-                if code != 0:
-                    raise RuntimeError(f"could not generate the hidden data file:\n{out[-2000:]}")
-                os.replace(data + ".partial", data)
+                self.generate_data(data)
         if self.sandbox is not None:
-            os.chmod(data, 0o644)  # bound read-only into each run as /sandbox/data.bin
+            os.chmod(data, 0o644)  # bound read-only into each run as paths.SANDBOXED.data
         elif self.user is not None and not readable_by_others(data):
-            copy = os.path.join(self.run_root, "data.bin")
+            copy = paths.data_copy(self.run_root)
             shutil.copyfile(data, copy)
             os.chmod(copy, 0o644)
             data = copy
         self.data_file = data
 
+    def generate_data(self, data):
+        seeds = self.settings.seeds
+        os.makedirs(self.work.data_dir, mode=0o700, exist_ok=True)
+        # The data seed goes in an arguments file, not on a command line others can read.
+        options = ["--output", data + ".partial"]
+        if seeds.data is not None:
+            options += ["--seed", str(seeds.data)]
+        if seeds.data_count is not None:
+            options += ["--count", str(seeds.data_count)]
+        arguments = self.work.generate_arguments
+        with open(os.open(arguments, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
+            f.write("\n".join(options) + "\n")
+        command = [sys.executable, os.path.join(self.snapshot, "data", "generate.py"), "@" + arguments]
+        code, out = builder.run_quiet(command, 600)
+        os.remove(arguments)
+        if code != 0:
+            raise RuntimeError(f"could not generate the hidden data file:\n{out[-2000:]}")
+        os.replace(data + ".partial", data)
+
     # ---- one run --------------------------------------------------------------------------------
-    def stage(self, student, builds, files, labs_to_run):
-        """Copies of the programs and the student's lab files, readable by the run user."""
-        folder = tempfile.mkdtemp(prefix="run-", dir=self.run_root)
-        os.chmod(folder, 0o755)
-        os.makedirs(os.path.join(folder, "src"), mode=0o755)
+    def stage(self, builds, files, labs_to_run):
+        """A paths.RunFolder: copies of the programs and the student's lab files, readable by the
+        run user."""
+        folder = paths.RunFolder(tempfile.mkdtemp(prefix="run-", dir=self.run_root))
+        os.chmod(folder.root, 0o755)
+        os.makedirs(folder.src, mode=0o755)
         for lab in self.labs:
             data = files.get(lab.submission_file)
             if data is not None:
-                path = os.path.join(folder, "src", lab.submission_file)
-                with open(path, "wb") as f:
+                with open(folder.source(lab.submission_file), "wb") as f:
                     f.write(data)
-                os.chmod(path, 0o644)
-        programs = {}
+                os.chmod(folder.source(lab.submission_file), 0o644)
         for name in labs_to_run:
-            # The submission's runner, the lab's checker and the grader's yardstick runner, side by
-            # side (launch() finds the two others next to the runner).
-            programs[name] = os.path.join(folder, name)
-            for source, copy in [(builds[name].program, programs[name]),
-                                 (builds[name].checker, programs[name] + CHECKER_SUFFIX),
-                                 (builds[name].yardstick_runner, os.path.join(folder, YARDSTICK_RUNNER))]:
+            # The submission's runner, the lab's checker and the grader's yardstick runner.
+            for source, copy in [(builds[name].program, folder.runner(name)),
+                                 (builds[name].checker, folder.checker(name)),
+                                 (builds[name].yardstick_runner, folder.yardstick_runner)]:
                 if not os.path.exists(copy):
                     shutil.copyfile(source, copy)
                     os.chmod(copy, 0o755)
-        return folder, programs
+        return folder
 
-    def launch(self, program, folder, gpu, worker_env, run_inputs=()):
-        """How to start one staged lab program: (paths it is given, env, cwd, wrap). In the
-        sandbox it sees the program, the submission's files, the data file, the project's copy and
-        the build's `run_inputs` (generated files the tests read), at fixed paths that reveal
-        nothing of the batch (report, work folder, seed)."""
+    def launch(self, lab, folder, gpu, run_inputs=(), tool=None):
+        """How to start one staged lab checker: (command, env, cwd, wrap). Its settings are in its
+        environment (runs/checker.py). In the sandbox it sees its programs, the submission's files,
+        the data file, the project's copy and the build's `run_inputs` (generated files the tests
+        read), at paths.SANDBOXED: fixed paths that reveal nothing of the batch."""
         env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
         if os.environ.get("LD_LIBRARY_PATH"):
             env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
-        env.update({k: v for k, v in worker_env.items() if k != "GRADER_SEED"})
-        env["GRADER_TEST_TIMEOUT"] = "0"  # the runner's own --timeout watches every test
         if gpu is not None:
             env["CUDA_VISIBLE_DEVICES"] = gpu
-        companions = {"checker": program + CHECKER_SUFFIX,
-                      "yardstick_runner": os.path.join(os.path.dirname(program), YARDSTICK_RUNNER)}
         if self.sandbox is not None:
             env.update(HOME="/tmp", TMPDIR="/tmp")
-            paths = {"program": "/sandbox/runner", "checker": "/sandbox/checker",
-                     "yardstick_runner": "/sandbox/yardstick-runner",
-                     "submission": "/sandbox/submission", "data": "/sandbox/data.bin"}
-            bound = [(program, paths["program"]), (companions["checker"], paths["checker"]),
-                     (companions["yardstick_runner"], paths["yardstick_runner"]),
-                     (os.path.join(folder, "src"), paths["submission"]),
-                     (self.data_file, paths["data"]), (self.snapshot, self.snapshot)]
+            where, cwd = paths.SANDBOXED, "/"
+            bound = [(folder.runner(lab), where.runner), (folder.checker(lab), where.checker),
+                     (folder.yardstick_runner, where.yardstick_runner),
+                     (folder.src, where.submission), (self.data_file, where.data),
+                     (self.snapshot, self.snapshot)]
             bound += [(path, path) for path in run_inputs]
 
             def wrap(argv):
                 return self.sandbox.command(argv, "run", read_only=bound, uid=self.run_uid)
-            return paths, env, "/", wrap
-        home = tempfile.mkdtemp(prefix="home-", dir=folder)
-        if self.user is not None:
-            os.chown(home, self.user.uid, self.user.gid)
-        os.chmod(home, 0o700)
-        env.update(HOME=home, TMPDIR=home)
-        paths = {"program": program, "submission": os.path.join(folder, "src"), "data": self.data_file,
-                 **companions}
-        return paths, env, home, None
+        else:
+            where, wrap = paths.unsandboxed(folder, lab, self.data_file), None
+            cwd = tempfile.mkdtemp(prefix="home-", dir=folder.root)
+            if self.user is not None:
+                os.chown(cwd, self.user.uid, self.user.gid)
+            os.chmod(cwd, 0o700)
+            env.update(HOME=cwd, TMPDIR=cwd)
+        # The runner's own --timeout watches every test (no watchdog in the program); a sanitizer
+        # run: small inputs, and the checker starts its runner (the student's code) under the tool.
+        checker = CheckerSettings(
+            lab=lab, checker=where.checker, runner=where.runner,
+            yardstick_runner=where.yardstick_runner, data=where.data, submission=where.submission,
+            small_inputs=tool is not None,
+            runner_wrapper=tuple(sanitize.command_prefix(self.sanitizer_path, tool)) if tool else ())
+        env.update(checker.environment())
+        return checker.command(), env, cwd, wrap
 
     @property
     def run_uid(self):
@@ -272,68 +271,48 @@ class Batch:
 
     _uid_of_thread = threading.local()
 
-    def list_lab_tests(self, program, folder, gpu, worker_env, run_inputs=()):
-        paths, env, cwd, wrap = self.launch(program, folder, gpu, worker_env, run_inputs)
-        return runner.list_tests([paths["checker"]], env, cwd, 120, user=self.user, wrap=wrap)
+    def list_lab_tests(self, lab, folder, gpu, run_inputs=()):
+        command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs)
+        return runner.list_tests(command, env, cwd, 120, user=self.user, wrap=wrap)
 
-    def run_lab(self, program, folder, tests, gpu, worker_args, worker_env, budget, run_inputs=(),
-                tool=None):
-        """Run `tests`; with `tool`, under that compute-sanitizer tool on small inputs."""
+    def run_lab(self, lab, folder, tests, gpu, run_inputs, budget=None, tool=None):
+        """Run `tests` of `lab`; with `tool`, under that compute-sanitizer tool on small inputs."""
         if self.sandbox is None or self.sandbox.mode != "root":
-            return self._run_lab(program, folder, tests, gpu, worker_args, worker_env, budget,
-                                 run_inputs, tool)
+            return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool)
         self._uid_of_thread.uid = self.run_uids.get()
         try:
-            return self._run_lab(program, folder, tests, gpu, worker_args, worker_env, budget,
-                                 run_inputs, tool)
+            return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool)
         finally:
             self.run_uids.put(self._uid_of_thread.uid)
             self._uid_of_thread.uid = None
 
-    def sanitizer_hazards(self, program, folder, tests, gpu, target, run_inputs, tool):
+    def sanitizer_hazards(self, lab, folder, tests, gpu, run_inputs, tool):
         """{test: evidence} of `tests` under `tool` (the reference's, to exempt)."""
-        run = self.run_lab(program, folder, tests, gpu, target["args"], target["env"], None,
-                           run_inputs, tool)
-        return sanitize.evidence(run)
+        return sanitize.evidence(self.run_lab(lab, folder, tests, gpu, run_inputs, None, tool))
 
-    def sanitize_run(self, program, folder, run, gpu, target, run_inputs, exempt, budget):
+    def sanitize_run(self, lab, folder, run, gpu, run_inputs, exempt, budget):
         """Run the passing tests of `run` again under each sanitizer; a hazard fails its test."""
         for tool in self.sanitizers:
             tests = [name for name, o in run.outcomes.items()
                      if o.status == "passed" and name not in exempt.get(tool, [])]
             if tests:
-                checked = self.run_lab(program, folder, tests, gpu, target["args"], target["env"],
-                                       budget, run_inputs, tool)
+                checked = self.run_lab(lab, folder, tests, gpu, run_inputs, budget, tool)
                 sanitize.apply(run.outcomes, tool, checked)
                 for attempt in checked.attempts:  # in the log, after the normal run's
                     attempt.reason = (f"under compute-sanitizer {tool}, small inputs"
                                       + (f"; {attempt.reason}" if attempt.reason else ""))
                     run.attempts.append(attempt)
 
-    def _run_lab(self, program, folder, tests, gpu, worker_args, worker_env, budget, run_inputs,
-                 tool=None):
-        paths, env, cwd, wrap = self.launch(program, folder, gpu, worker_env, run_inputs)
-        timeout = self.args.timeout
-        if tool:
-            env.update(sanitize.ENVIRONMENT)
-            # The sanitizer runs the student's code: the checker starts its runner through it.
-            env["GRADER_RUNNER_WRAPPER"] = "\n".join(sanitize.command_prefix(self.sanitizer_path, tool))
-            timeout *= 5  # the tool slows kernels down many times, even on small inputs
-        args = []
-        for arg in worker_args:
-            if arg.startswith("--results="):
-                continue
-            if arg.startswith("--data="):
-                arg = "--data=" + paths["data"]
-            elif arg.startswith("--submission="):
-                arg = "--submission=" + paths["submission"]
-            elif arg.startswith("--runner="):
-                arg = "--runner=" + paths["program"]
-            elif arg.startswith("--yardstick-runner="):
-                arg = "--yardstick-runner=" + paths["yardstick_runner"]
-            args.append(arg)
-        return runner.run_tests([paths["checker"]] + args, tests, env, cwd, timeout,
-                                user=self.user, budget_s=budget, seed=self.args.seed, wrap=wrap)
+    def _run_lab(self, lab, folder, tests, gpu, run_inputs, budget, tool=None):
+        command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs, tool)
+        # The tool slows kernels down many times, even on small inputs.
+        timeout = self.settings.timeout_s * (5 if tool else 1)
+        return runner.run_tests(command, tests, env, cwd, timeout, user=self.user, budget_s=budget,
+                                seed=self.settings.seeds.inputs, wrap=wrap)
+
+
+def fingerprint(settings):
+    return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 
 
 def readable_by_others(path):

@@ -32,15 +32,20 @@ void parse_run_options(int& argc, char** argv) {
   RunOptions& options = mutable_options();
   if (const char* seed = std::getenv("GRADER_SEED")) options.seed = parse_seed(seed, "GRADER_SEED");
   if (const char* small = std::getenv("GRADER_SMALL_INPUTS")) options.small_inputs = small[0] == '1';
+  // Each also from the environment (how grade.py and the batch give them); the flag wins.
   const struct {
     const char* prefix;
+    const char* variable;
     std::string* target;
-  } text_flags[] = {{"--lab=", &options.lab},
-                    {"--submission=", &options.submission},
-                    {"--data=", &options.data_path},
-                    {"--results=", &options.results_path},
-                    {"--runner=", &options.runner_path},
-                    {"--yardstick-runner=", &options.yardstick_runner_path}};
+  } text_flags[] = {{"--lab=", "GRADER_LAB", &options.lab},
+                    {"--submission=", "GRADER_SUBMISSION", &options.submission},
+                    {"--data=", "GRADER_DATA", &options.data_path},
+                    {"--results=", "GRADER_RESULTS", &options.results_path},
+                    {"--runner=", "GRADER_RUNNER", &options.runner_path},
+                    {"--yardstick-runner=", "GRADER_YARDSTICK_RUNNER", &options.yardstick_runner_path}};
+  for (const auto& flag : text_flags) {
+    if (const char* value = std::getenv(flag.variable)) *flag.target = value;
+  }
   int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];

@@ -13,13 +13,15 @@ constexpr bool kCpuBackend = true;
 constexpr bool kCpuBackend = false;
 #endif
 
+// Each text option is a flag (meson test passes them) or a GRADER_* variable (grade.py and the
+// batch set them: grader/runs/checker.py); the flag wins.
 struct RunOptions {
-  std::string lab;              // --lab=lab01: names the run in the results file
-  std::string submission;       // --submission=PATH: the folder graded, for the record
-  std::string data_path;        // --data=PATH: the standard samples file
-  std::string results_path;     // --results=PATH: where the JSON results go ("" = none)
-  std::string runner_path;      // --runner=PATH: the program built from the graded lab file
-  std::string yardstick_runner_path;  // --yardstick-runner=PATH: runs the grader's yardsticks
+  std::string lab;              // --lab=lab01, GRADER_LAB: names the run in the results file
+  std::string submission;       // --submission=PATH, GRADER_SUBMISSION: the folder graded
+  std::string data_path;        // --data=PATH, GRADER_DATA: the standard samples file
+  std::string results_path;     // --results=PATH, GRADER_RESULTS: the JSON results ("" = none)
+  std::string runner_path;      // --runner=PATH, GRADER_RUNNER: the graded lab file's program
+  std::string yardstick_runner_path;  // --yardstick-runner=PATH, GRADER_YARDSTICK_RUNNER
   std::uint64_t seed = 2025;    // --seed=N or GRADER_SEED: inputs the grader generates
   bool seed_hidden = false;     // the seed came from the batch harness: never printed
   bool small_inputs = false;    // GRADER_SMALL_INPUTS=1: sanitizer runs, where kernels run slowly

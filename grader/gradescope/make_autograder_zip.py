@@ -70,14 +70,17 @@ def cpu_settings(args):
         project.select_labs(project.discover_labs(), parsed.labs)
     except ValueError as error:
         raise SystemExit(f"error: {error}")
-    seed = None if parsed.seed is None else str(parsed.seed)
+    # Both seeds, however they were given, travel in SEED_FILE, never on a command line.
+    seeds = {key: getattr(parsed, key) for key in cli.SEED_NAMES.values()}
+    seed = cli.seed_file_text(seeds) or None
+    seed_flags = ("--seed", "--seed-file") + tuple(cli.SEED_FLAGS.values())
     kept, skip_next = [], False
     for arg in options:
         if skip_next:
             skip_next = False
-        elif arg in ("--seed", "--seed-file"):
-            skip_next = True  # the seed travels in SEED_FILE, never on a command line
-        elif not arg.startswith(("--seed=", "--seed-file=")):
+        elif arg in seed_flags:
+            skip_next = True
+        elif not arg.startswith(tuple(flag + "=" for flag in seed_flags)):
             kept.append(arg)
     if any("\n" in arg for arg in kept):
         raise SystemExit("error: an option holds a line break")

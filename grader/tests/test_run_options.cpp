@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+
 #include "grader/core/run_options.hpp"
 
 namespace {
@@ -13,6 +15,20 @@ TEST(RunOptions, TakesTheGradersFlagsAndLeavesTheRest) {
   EXPECT_STREQ(argv[1], "positional");
   EXPECT_EQ(grader::run_options().data_path, "/tmp/d.bin");
   EXPECT_EQ(grader::run_options().seed, 42u);
+}
+
+TEST(RunOptions, TakesTheSameSettingsFromTheEnvironmentAndTheFlagWins) {
+  setenv("GRADER_RUNNER", "/env/runner", 1);
+  setenv("GRADER_DATA", "/env/d.bin", 1);
+  char program[] = "lab", data[] = "--data=/flag/d.bin";
+  char* argv[] = {program, data, nullptr};
+  int argc = 2;
+  grader::parse_run_options(argc, argv);
+  unsetenv("GRADER_RUNNER");
+  unsetenv("GRADER_DATA");
+  EXPECT_EQ(argc, 1);
+  EXPECT_EQ(grader::run_options().runner_path, "/env/runner");
+  EXPECT_EQ(grader::run_options().data_path, "/flag/d.bin");
 }
 
 TEST(RunOptions, RejectsAnUnknownFlagWithTheListOfKnownOnes) {

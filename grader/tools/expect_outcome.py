@@ -31,7 +31,6 @@ def run_tests(command, timeout):
     with tempfile.TemporaryDirectory() as tmp:
         report = os.path.join(tmp, "report.json")
         results = os.path.join(tmp, "results.json")
-        command = [a for a in command if not a.startswith("--results=")]
         done = subprocess.run(command + [f"--gtest_output=json:{report}", f"--results={results}"],
                               capture_output=True, text=True, timeout=timeout)
         score = None

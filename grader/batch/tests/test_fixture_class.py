@@ -27,6 +27,7 @@ FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures")
 TOOL = [sys.executable, os.path.join(ROOT, "grader", "grade_submissions.py")]
 FILE = "lab01_global_atomics.cu"
 HIDDEN_SEED = "918273645"  # long enough that finding it in an output is no accident
+DATA_SEED = "273645918"    # the data file's, apart from the inputs'
 COMMON = ["--backend", "cpu", "--labs", "01", "--jobs", "2", "--timeout", "10",
           "--no-matplotlib"]
 SLICES = ["Lab01Slices." + t for t in (
@@ -87,9 +88,12 @@ class FixtureClass(unittest.TestCase):
         cls.names = sorted(os.listdir(FIXTURES))
         cls.names = [n for n in cls.names if os.path.isdir(os.path.join(FIXTURES, n))]
         make_class(os.path.join(cls.tmp, "class"), cls.names)
+        cls.seeds = ["--seed-file", os.path.join(cls.tmp, "seeds.txt")]
+        with open(cls.seeds[1], "w") as f:
+            f.write(f"input-seed {HIDDEN_SEED}\ndata-seed {DATA_SEED}  # apart\n")
         cls.report = os.path.join(cls.tmp, "report")
         cls.done = grade(os.path.join(cls.tmp, "class"), "--out", cls.report, "--work-dir", cls.work,
-                         "--seed", HIDDEN_SEED, *COMMON)
+                         *cls.seeds, *COMMON)
         cls.records = load(cls.report) if cls.done.returncode == 0 else {}
 
     @classmethod
@@ -127,10 +131,13 @@ class FixtureClass(unittest.TestCase):
         for student in self.names:
             for name, text in self.student_files(student).items():
                 self.assertNotIn(HIDDEN_SEED, text, f"{student}/{name}")
+                self.assertNotIn(DATA_SEED, text, f"{student}/{name}")
                 if student != "key_thief":  # its own source names the variable; the report quotes it
                     self.assertNotIn("GRADER_RESULTS_CHANNEL", text, f"{student}/{name}")
         with open(os.path.join(self.report, "batch.json")) as f:
-            self.assertEqual(json.load(f)["seed"], int(HIDDEN_SEED))  # the instructor's copy
+            summary = json.load(f)  # the instructor's copy
+        self.assertEqual((summary["input_seed"], summary["data_seed"]),
+                         (int(HIDDEN_SEED), int(DATA_SEED)))
 
     def test_no_process_outlives_the_batch(self):
         left = subprocess.run(["pgrep", "-f", "grader-fixture-detached|/sandbox/runner|/sandbox/checker"],
@@ -285,7 +292,7 @@ class FixtureClass(unittest.TestCase):
         marker = os.path.join(self.report, "submissions", "correct", "grading.json")
         before = os.stat(marker).st_mtime_ns
         again = grade(os.path.join(self.tmp, "class"), "--out", self.report, "--work-dir", self.work,
-                      "--seed", HIDDEN_SEED, *COMMON)
+                      "--input-seed", HIDDEN_SEED, "--data-seed", DATA_SEED, *COMMON)
         self.assertEqual(again.returncode, 0)
         self.assertIn(f"{len(self.names)} already graded", again.stdout)
         self.assertEqual(os.stat(marker).st_mtime_ns, before)
@@ -304,7 +311,7 @@ class FixtureClass(unittest.TestCase):
         # Two shards (sharing the worker builds), merged: the grades of the single run.
         shards = [os.path.join(self.tmp, f"shard{k}") for k in (1, 2)]
         for k, shard in enumerate(shards, 1):
-            done = grade(small, "--out", shard, "--work-dir", self.work, "--seed", HIDDEN_SEED,
+            done = grade(small, "--out", shard, "--work-dir", self.work, *self.seeds,
                          "--shard", f"{k}/2", *COMMON)
             self.assertEqual(done.returncode, 0)
         self.assertEqual(sorted(os.listdir(os.path.join(shards[0], "submissions"))),

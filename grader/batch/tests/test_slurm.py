@@ -32,7 +32,7 @@ DAEMONS = ("munged", "slurmctld", "slurmd")
 CLIENTS = ("sbatch", "squeue", "sinfo", "scontrol", "scancel")
 PACKAGES = "slurm-wlm munge (or, smaller: slurmctld slurmd slurm-client munge)"
 STUDENTS = ["correct", "hard_coded", "wrong_tail"]  # dealt: shard 1 = correct, wrong_tail
-OPTIONS = ["--backend", "cpu", "--labs", "01", "--timeout", "5", "--no-matplotlib"]
+OPTIONS = ["--backend", "cpu", "--labs", "01", "--timeout", "5", "--no-matplotlib", "--jobs", "1"]
 JOBS_DEADLINE_S = 900  # meson's timeout for this test is 1200 s
 
 
@@ -250,8 +250,8 @@ class SlurmArrayGrading(unittest.TestCase):
         say("Grading the class in one unsharded run (it builds lab 01 once, for every run) ...")
         began = time.monotonic()
         done = subprocess.run(TOOL + [cls.class_dir, "--out", cls.single, "--work-dir", cls.work,
-                                      "--seed", HIDDEN_SEED, "--jobs", "1"] + OPTIONS,
-                              capture_output=True, text=True, timeout=JOBS_DEADLINE_S)
+                                      "--input-seed", HIDDEN_SEED, "--data-seed", HIDDEN_SEED]
+                              + OPTIONS, capture_output=True, text=True, timeout=JOBS_DEADLINE_S)
         say(done.stdout[-2500:] + done.stderr[-2500:])
         if done.returncode != 0:
             raise AssertionError(f"the unsharded run failed ({done.returncode})")
@@ -312,7 +312,7 @@ class SlurmArrayGrading(unittest.TestCase):
         for k in (1, 2):
             summary = read_json(os.path.join(self.shards[k - 1], "batch.json"))
             self.assertEqual(summary["shard"], f"{k}/2")
-            # the template passed the same settings (seed from SEED_FILE, labs, backend) as the
+            # the template passed the same settings (seeds from SEED_FILE, labs, backend) as the
             # unsharded run; "project" is left out: it changes if the checkout is edited meanwhile
             self.assertEqual(dict(summary["config"], project=""), dict(self.single_config, project=""))
             # --jobs followed SLURM_CPUS_PER_TASK (2 CPUs -> 1 worker build, the one shared)

@@ -1,0 +1,52 @@
+"""What one batch was asked to do, once the command line is parsed and checked (cli.py): the
+running side (session.py, pipeline.py) reads this, never argv."""
+import os
+from dataclasses import dataclass
+from typing import Optional
+
+from .paths import ReportPaths, WorkPaths
+
+
+@dataclass(frozen=True)
+class Seeds:
+    """The two hidden seeds, apart: `inputs` draws the inputs the lab checkers generate (sent to
+    each checker in its key pipe, never on a command line); `data` and `data_count` make the data
+    file the tests read (data/generate.py). None: the project's default."""
+    inputs: Optional[int] = None
+    data: Optional[int] = None
+    data_count: Optional[int] = None
+
+    @property
+    def custom_data(self):
+        return self.data is not None or self.data_count is not None
+
+
+@dataclass(frozen=True)
+class Settings:
+    submissions: str              # the class folder (SUBMISSIONS)
+    report: ReportPaths           # --out
+    work: WorkPaths               # --work-dir
+    labs: tuple                   # project.Lab, chosen with --labs
+    backend: str                  # cuda or cpu
+    jobs: int                     # worker builds (and, on the cpu backend, runs side by side)
+    shard: Optional[tuple]        # (K, N) of --shard K/N, or None
+    seeds: Seeds
+    timeout_s: float              # one test
+    budget_s: float               # all of one submission's runs
+    force: bool
+    gpu_archs: str
+    integrity: str                # zero or report
+    visibility: object            # gradescope.VisibilityPolicy
+    sanitizers: str               # auto, none or a list of tools
+    run_as: str
+    unsafe_no_sandbox: bool
+    matplotlib: bool
+
+    @property
+    def shard_text(self):
+        """"K/N" as batch.json records it (merge.py reads it back), or None."""
+        return None if self.shard is None else f"{self.shard[0]}/{self.shard[1]}"
+
+    def own_folders(self):
+        """The report and work folders: never submissions, even inside SUBMISSIONS."""
+        return {os.path.abspath(self.report.root), os.path.abspath(self.work.root)}

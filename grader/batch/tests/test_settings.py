@@ -1,0 +1,203 @@
+#!/usr/bin/env python3
+"""The batch's command line made into its settings (the two seeds apart, the seed file, the
+deprecated --seed), every path from one place, and a checker told its settings in its
+environment: fast, nothing built."""
+import contextlib
+import io
+import os
+import shutil
+import sys
+import tempfile
+import types
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # grader/
+
+from batch import builder, cli, paths  # noqa: E402
+from batch.session import Batch  # noqa: E402
+from runs import checker  # noqa: E402
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "gradescope"))
+import make_autograder_zip  # noqa: E402
+
+
+def parse(*argv):
+    """(args, what it printed on stderr); a usage error raises SystemExit."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        args = cli.parse_args(["class", "--out", "report", *argv])
+    return args, err.getvalue()
+
+
+def usage_error(*argv):
+    """What the parser said, refusing `argv` (exit status 2)."""
+    err = io.StringIO()
+    with contextlib.redirect_stderr(err):
+        try:
+            cli.parse_args(["class", "--out", "report", *argv])
+        except SystemExit as refused:
+            if refused.code == 2:
+                return err.getvalue()
+    raise AssertionError(f"accepted {argv}")
+
+
+class Temp(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.mkdtemp(prefix="batch-settings-")
+        self.addCleanup(shutil.rmtree, self.tmp, True)
+
+    def seed_file(self, text):
+        path = os.path.join(self.tmp, "seeds.txt")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+
+class SeedsTest(Temp):
+    def test_the_two_seeds_are_apart(self):
+        settings = cli.settings_from(parse("--input-seed", "1", "--data-seed", "2")[0])
+        self.assertEqual((settings.seeds.inputs, settings.seeds.data), (1, 2))
+        self.assertTrue(settings.seeds.custom_data)
+        only_inputs = cli.settings_from(parse("--input-seed", "1")[0]).seeds
+        self.assertEqual((only_inputs.inputs, only_inputs.data), (1, None))
+        self.assertFalse(only_inputs.custom_data)  # the project's data file, other inputs
+
+    def test_a_seed_file_names_each_seed_or_holds_one_for_both(self):
+        args, _ = parse("--seed-file", self.seed_file("# hidden\ninput-seed 11\ndata-seed=12\n"))
+        self.assertEqual((args.input_seed, args.data_seed), (11, 12))
+        args, _ = parse("--seed-file", self.seed_file("data-seed 5\n"))
+        self.assertEqual((args.input_seed, args.data_seed), (None, 5))
+        args, _ = parse("--seed-file", self.seed_file("77\n"))
+        self.assertEqual((args.input_seed, args.data_seed), (77, 77))
+        for bad in ("", "seed 3\n", "input-seed x\n", "input-seed 1\ninput-seed 2\n", "-4\n"):
+            self.assertIn("--seed-file", usage_error("--seed-file", self.seed_file(bad)), bad)
+
+    def test_the_deprecated_seed_sets_both_and_says_so(self):
+        args, err = parse("--seed", "90210")
+        self.assertEqual((args.input_seed, args.data_seed), (90210, 90210))
+        self.assertIn("--seed is deprecated", err)
+        self.assertIn("--input-seed", err)
+        self.assertIn("not both", usage_error("--seed", "1", "--seed-file", self.seed_file("2")))
+
+    def test_a_seed_given_twice_or_negative_is_an_error(self):
+        path = self.seed_file("input-seed 3\n")
+        self.assertIn("--input-seed is given twice",
+                      usage_error("--seed-file", path, "--input-seed", "4"))
+        self.assertIn("non-negative", usage_error("--data-seed", "-1"))
+
+    def test_make_autograder_zip_can_carry_the_seeds_in_a_file(self):
+        # make_autograder_zip.py writes args.seed into the autograder's seed file (--seed-file).
+        for given in (["--seed", "5"], ["--seed-file", self.seed_file("input-seed 1\ndata-seed 2")]):
+            args, _ = parse(*given)
+            again, _ = parse("--seed-file", self.seed_file(args.seed + "\n"))
+            self.assertEqual((again.input_seed, again.data_seed), (args.input_seed, args.data_seed))
+        self.assertIsNone(parse()[0].seed)
+
+
+class SettingsTest(Temp):
+    def test_defaults_and_checks(self):
+        settings = cli.settings_from(parse("--timeout", "3", "--shard", "2/5", "--labs", "01")[0])
+        self.assertEqual(settings.work.root, os.path.join(os.path.abspath("report"), ".work"))
+        self.assertEqual((settings.budget_s, settings.shard, settings.shard_text), (30, (2, 5), "2/5"))
+        self.assertEqual([lab.name for lab in settings.labs], ["lab01"])
+        with self.assertRaises(ValueError):
+            cli.settings_from(parse("--labs", "99")[0])
+        self.assertIn("positive", usage_error("--budget", "0"))
+
+    def test_a_workers_slot_is_the_folder_its_build_compiles(self):
+        work = paths.WorkPaths(self.tmp)
+        worker = builder.Worker(3, work, "/snapshot", {"kernel_backend": "cpu"}, [], print)
+        self.assertEqual(worker.options["submission"], work.slot(3))
+        self.assertEqual(worker.slot, work.slot(3))
+        self.assertEqual(worker.build_dir, work.build(3))
+        self.assertTrue(worker.check_results.startswith(worker.build_dir + os.sep))
+
+    def test_a_check_runs_as_meson_defines_it_and_its_results_are_read_back(self):
+        worker = builder.Worker(0, paths.WorkPaths(self.tmp), "/snapshot", {}, [], print)
+        os.makedirs(worker.check_results)
+        with open(os.path.join(worker.check_results, "stale.json"), "w") as f:
+            f.write('{"tests": [{"name": "Stale"}]}')  # a previous student's: removed first
+        write = ("import json, os, sys; os.makedirs(sys.argv[1], exist_ok=True); json.dump("
+                 "{'tests': [{'name': 'Technique.Loads', 'status': 'passed'}]}, "
+                 "open(os.path.join(sys.argv[1], 'lab01_technique.json'), 'w'))")
+        worker.checks["lab01"] = [{"name": "lab01 technique", "env": {}, "workdir": None,
+                                   "cmd": [sys.executable, "-c", write, worker.check_results]}]
+        [record] = worker.run_checks("lab01")
+        self.assertEqual(record["returncode"], 0, record["output"])
+        self.assertEqual(record["results"], {"tests": [{"name": "Technique.Loads", "status": "passed"}]})
+
+
+class CheckerSettingsTest(Temp):
+    TARGETS = [{"name": n, "filename": [f"/b/{n}"]} for n in
+               ("lab01_checker", "lab01_runner_graded", checker.YARDSTICK_RUNNER_TARGET,
+                checker.DATA_TARGET)]
+    TESTS = [{"name": "lab01", "suite": ["p:lab01", "p:grade", "p:checker"]},
+             {"name": "lab01 technique", "suite": ["p:technique", "p:lab01", "p:grade"]},
+             {"name": "lab01 solutions graded as expected", "suite": ["p:selftest"]}]
+
+    def test_programs_and_checks_come_from_the_build(self):
+        programs = checker.build_programs(self.TARGETS, ["lab01"])
+        self.assertEqual(programs.labs["lab01"], ("/b/lab01_checker", "/b/lab01_runner_graded"))
+        self.assertEqual(programs.data, "/b/standard-data")
+        self.assertEqual(checker.graded_labs(self.TESTS), ["lab01"])
+        self.assertEqual([t["name"] for t in checker.lab_checks(self.TESTS, "lab01")],
+                         ["lab01 technique"])
+        with self.assertRaises(RuntimeError):
+            checker.build_programs(self.TARGETS, ["lab02"])
+
+    def batch(self, sandboxed):
+        settings = cli.settings_from(parse("--backend", "cpu", "--input-seed", "918273645",
+                                           "--labs", "01")[0])
+        batch = Batch(settings)
+        batch.data_file, batch.snapshot = os.path.join(self.tmp, "data.bin"), "/project"
+        if sandboxed:
+            class Box:
+                def command(self, argv, kind, read_only, uid):
+                    self.bound = dict(read_only)
+                    return ["bwrap"] + argv
+            batch.sandbox = Box()
+        folder = paths.RunFolder(os.path.join(self.tmp, "run"))
+        os.makedirs(folder.root)
+        return batch, folder
+
+    def test_the_checker_is_told_its_settings_in_its_environment(self):
+        batch, folder = self.batch(sandboxed=False)
+        command, env, _, wrap = batch.launch("lab01", folder, None, tool=None)
+        self.assertEqual(command, [folder.checker("lab01")])  # no argument to rewrite
+        self.assertEqual(wrap, None)
+        self.assertEqual({k: v for k, v in env.items() if k.startswith("GRADER_")},
+                         {"GRADER_LAB": "lab01", "GRADER_RUNNER": folder.runner("lab01"),
+                          "GRADER_YARDSTICK_RUNNER": folder.yardstick_runner,
+                          "GRADER_DATA": batch.data_file, "GRADER_SUBMISSION": folder.src,
+                          "GRADER_TEST_TIMEOUT": "0"})
+        self.assertNotIn("918273645", str(env))  # the input seed goes in the key pipe only
+
+    def test_in_the_sandbox_it_sees_fixed_paths(self):
+        batch, folder = self.batch(sandboxed=True)
+        batch.sanitizer_path = "/cuda/compute-sanitizer"
+        command, env, cwd, wrap = batch.launch("lab01", folder, "0", tool="racecheck")
+        self.assertEqual(command, [paths.SANDBOXED.checker])
+        self.assertEqual((env["GRADER_DATA"], env["GRADER_RUNNER"], env["CUDA_VISIBLE_DEVICES"]),
+                         (paths.SANDBOXED.data, paths.SANDBOXED.runner, "0"))
+        self.assertEqual(env["GRADER_SMALL_INPUTS"], "1")
+        self.assertTrue(env["GRADER_RUNNER_WRAPPER"].startswith("/cuda/compute-sanitizer\n--tool"))
+        self.assertEqual(wrap(command), ["bwrap", paths.SANDBOXED.checker])
+        self.assertEqual(batch.sandbox.bound[folder.src], paths.SANDBOXED.submission)
+        self.assertEqual(batch.sandbox.bound[batch.data_file], paths.SANDBOXED.data)
+
+
+class SeedsStayOffCommandLinesTest(unittest.TestCase):
+    def test_every_seed_flag_moves_into_the_seed_file(self):
+        args = types.SimpleNamespace(visibility=None, grade_args=[
+            "--labs", "01", "--input-seed", "123", "--data-seed=456", "--timeout", "20"])
+        kept, seed = make_autograder_zip.cpu_settings(args)
+        self.assertEqual(kept, ["--labs", "01", "--timeout", "20"])
+        self.assertEqual(seed, "input-seed 123\ndata-seed 456")
+
+    def test_the_deprecated_seed_sets_both(self):
+        args = types.SimpleNamespace(visibility=None, grade_args=["--labs", "01", "--seed", "77"])
+        self.assertEqual(make_autograder_zip.cpu_settings(args), (["--labs", "01"], "77"))
+
+
+if __name__ == "__main__":
+    unittest.main()
