@@ -4,6 +4,7 @@
     python3 grader/grade.py                      grade starter/ (your work), print the score table
     python3 grader/grade.py --labs 01            grade one lab
     python3 grader/grade.py --submission solutions
+    python3 grader/grade.py --input-seed 12345   other generated inputs (the data file stays)
     python3 grader/grade.py --project-tests      the project's own tests (unit, data, CPU backend,
                                                  self-tests: solutions pass, starter caught)
 
@@ -94,17 +95,13 @@ def test_counts(build_dir):
     return passed, failed, counts["SKIP"]
 
 
-def known_labs():
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from batch import project
-    return project, project.discover_labs(ROOT)
-
-
 def check_labs(spec):
     """The labs --labs names, checked before anything is built; exits with the list otherwise."""
-    project, labs = known_labs()
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from runs import labs as lab_list
+    labs = lab_list.discover_labs(ROOT)
     try:
-        chosen = project.select_labs(labs, spec)
+        chosen = lab_list.select_labs(labs, spec)
     except ValueError as error:
         fail(f"{error}; give their two-digit numbers, e.g. --labs 01 or --labs 01,03")
     return [lab.name for lab in labs], [lab.name for lab in chosen]
@@ -160,12 +157,21 @@ def main():
                         help="where kernels run (default: auto = cuda if a GPU is found)")
     parser.add_argument("--gpu-archs", default="auto", help="compute capabilities, e.g. 86 or 80,90")
     parser.add_argument("--build-dir", help="build directory (default: build, or build-project)")
-    parser.add_argument("--seed", type=int, help="seed of the inputs the grader generates")
+    parser.add_argument("--input-seed", type=int, metavar="N",
+                        help="seed of the inputs the tests generate (the data file stays the "
+                             "standard one)")
+    parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)  # deprecated: --input-seed
     parser.add_argument("--timeout", type=float, default=30,
                         help="seconds one test may run before it is stopped (default 30)")
     parser.add_argument("--project-tests", action="store_true",
                         help="run the project's own tests instead of grading a submission")
     args = parser.parse_args()
+    if args.seed is not None:
+        print("warning: --seed is deprecated: give --input-seed (it sets the seed of the "
+              "generated inputs only, as --seed did here)", file=sys.stderr)
+        if args.input_seed is not None and args.input_seed != args.seed:
+            parser.error("give --input-seed or --seed, not both")
+        args.input_seed = args.seed
 
     submission = args.submission
     if not os.path.isabs(submission):
@@ -188,8 +194,8 @@ def main():
         fail("meson could not configure the build (see above)")
     if run(["meson", "compile", "-C", build_dir]) != 0:
         fail("the build failed: the compiler's message above names the file and line")
-    if args.seed is not None:
-        os.environ["GRADER_SEED"] = str(args.seed)
+    if args.input_seed is not None:
+        os.environ["GRADER_SEED"] = str(args.input_seed)
 
     if args.project_tests:
         # Side by side where tests time nothing (meson runs the timing ones alone); the labs'

@@ -7,7 +7,6 @@
 #pragma once
 #include <cuda_runtime.h>
 
-#include <string>
 
 namespace lab01 {
 
@@ -32,13 +31,5 @@ void histogram_v2_grid_stride(const int* d_samples, int n, int* d_bins, GridStri
 // The launch shapes you found fastest (handout question 2.4); the speed tests use them.
 SliceLaunch fastest_slice_launch();
 GridStrideLaunch fastest_grid_stride_launch(int sm_count);
-
-inline std::string describe(SliceLaunch l) {
-  return std::to_string(l.threads_per_block) + " threads/block, " +
-         std::to_string(l.samples_per_thread) + " samples/thread";
-}
-inline std::string describe(GridStrideLaunch l) {
-  return std::to_string(l.blocks) + " blocks of " + std::to_string(l.threads_per_block) + " threads";
-}
 
 }  // namespace lab01

@@ -12,6 +12,7 @@
 #include "grader/core/sample_inputs.hpp"
 #include "grader/core/speed_report.cuh"
 #include "grader/core/standard_data.hpp"
+#include "grader/core/launch_text.hpp"
 #include "lab01_global_atomics.cuh"
 
 namespace {
@@ -47,13 +48,13 @@ void expect_matches(const Version& v, const std::string& what, const std::vector
   if (v.slices) {
     for (const SliceLaunch& launch : v.slice_launches) {
       EXPECT_TRUE(grader::histogram_matches_cpu(
-          what, samples, kNumBins, {v.kernel, lab01::describe(launch)},
+          what, samples, kNumBins, {v.kernel, grader::describe(launch)},
           [&](const int* d_s, int n, int* d_b) { lab01::histogram_v1_slices(d_s, n, d_b, launch); }));
     }
   } else {
     for (const GridStrideLaunch& launch : v.grid_launches) {
       EXPECT_TRUE(grader::histogram_matches_cpu(
-          what, samples, kNumBins, {v.kernel, lab01::describe(launch)},
+          what, samples, kNumBins, {v.kernel, grader::describe(launch)},
           [&](const int* d_s, int n, int* d_b) { lab01::histogram_v2_grid_stride(d_s, n, d_b, launch); }));
     }
   }
@@ -180,13 +181,13 @@ class Lab01Speed : public grader::SpeedTest {
 
 GRADED_SPEED_TEST(Lab01Speed, SlicesRunWithinOneAndAHalfTimesTheBaseline, 2, 0) {
   const SliceLaunch launch = lab01::fastest_slice_launch();
-  check_speed("histogram_v1_slices", lab01::describe(launch),
+  check_speed("histogram_v1_slices", grader::describe(launch),
               [=](const int* d_s, int n, int* d_b) { lab01::histogram_v1_slices(d_s, n, d_b, launch); });
 }
 GRADED_HEADLINE_SPEED_TEST(Lab01Speed, GridStrideRunsWithinOneAndAHalfTimesTheBaseline, 2, 0,
                            "v2 grid-stride") {
   const GridStrideLaunch launch = lab01::fastest_grid_stride_launch(sm_count());
-  check_speed("histogram_v2_grid_stride", lab01::describe(launch),
+  check_speed("histogram_v2_grid_stride", grader::describe(launch),
               [=](const int* d_s, int n, int* d_b) { lab01::histogram_v2_grid_stride(d_s, n, d_b, launch); });
 }
 

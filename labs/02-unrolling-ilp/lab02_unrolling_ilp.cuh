@@ -9,7 +9,6 @@
 #pragma once
 #include <cuda_runtime.h>
 
-#include <string>
 
 namespace lab02 {
 
@@ -30,10 +29,5 @@ void histogram_v3_manual_ilp(const int* d_samples, int n, int* d_bins, SliceLaun
 
 // The launch shape the speed tests use (handout question 4.1).
 SliceLaunch fastest_slice_launch();
-
-inline std::string describe(SliceLaunch l) {
-  return std::to_string(l.threads_per_block) + " threads/block, " +
-         std::to_string(l.samples_per_thread) + " samples/thread";
-}
 
 }  // namespace lab02

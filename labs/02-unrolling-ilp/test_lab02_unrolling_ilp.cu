@@ -14,6 +14,7 @@
 #include "grader/core/sample_inputs.hpp"
 #include "grader/core/speed_report.cuh"
 #include "grader/core/standard_data.hpp"
+#include "grader/core/launch_text.hpp"
 #include "lab02_unrolling_ilp.cuh"
 
 namespace {
@@ -39,7 +40,7 @@ std::vector<SliceLaunch> shapes() {
 ::testing::AssertionResult matches(const Version& v, const std::string& what,
                                    const std::vector<int>& samples, SliceLaunch launch) {
   return grader::histogram_matches_cpu(
-      what, samples, kNumBins, {v.kernel, lab02::describe(launch)},
+      what, samples, kNumBins, {v.kernel, grader::describe(launch)},
       [&](const int* d_s, int n, int* d_b) { v.launch(d_s, n, d_b, launch); });
 }
 
@@ -113,7 +114,7 @@ class Lab02Speed : public grader::SpeedTest {
   ::testing::AssertionResult time_version(const Version& v, SliceLaunch launch, grader::Measurement& measured) {
     const grader::DeviceBuffer<int>& d_samples = standard_samples_on_device();
     return grader::time_student_histogram(
-        v.kernel + (" (" + lab02::describe(launch) + ")"), d_samples.data(), static_cast<int>(d_samples.size()),
+        v.kernel + (" (" + grader::describe(launch) + ")"), d_samples.data(), static_cast<int>(d_samples.size()),
         kNumBins, [&](const int* d_s, int n, int* d_b) { v.launch(d_s, n, d_b, launch); }, measured);
   }
 
@@ -128,7 +129,7 @@ class Lab02Speed : public grader::SpeedTest {
     grader::Measurement measured;
     ASSERT_TRUE(time_version(v, launch, measured));
     const grader::SpeedFigures figures = grader::report_speed(
-        v.kernel + (" (" + lab02::describe(launch) + ")"), measured,
+        v.kernel + (" (" + grader::describe(launch) + ")"), measured,
         grader::read_bandwidth_yardstick(d_samples.data(), samples.size()),
         grader::baseline_histogram_yardstick(d_samples.data(), n, kNumBins));
     grader::Measurement v1;

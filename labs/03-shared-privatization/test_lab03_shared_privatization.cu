@@ -21,6 +21,7 @@
 #include "grader/core/sample_inputs.hpp"
 #include "grader/core/speed_report.cuh"
 #include "grader/core/standard_data.hpp"
+#include "grader/core/launch_text.hpp"
 #include "lab03_shared_privatization.cuh"
 
 namespace {
@@ -59,7 +60,7 @@ void expect_v1(const std::string& what, const std::vector<int>& samples,
                const std::vector<SliceLaunch>& shapes = slice_shapes()) {
   for (const SliceLaunch& launch : shapes) {
     EXPECT_TRUE(grader::histogram_matches_cpu(
-        what, samples, kNumBins, {"histogram_v1_shared_slices", lab03::describe(launch)},
+        what, samples, kNumBins, {"histogram_v1_shared_slices", grader::describe(launch)},
         [&](const int* d_s, int n, int* d_b) { lab03::histogram_v1_shared_slices(d_s, n, d_b, launch); }));
   }
 }
@@ -67,7 +68,7 @@ void expect_v2(const std::string& what, const std::vector<int>& samples,
                const std::vector<GridStrideLaunch>& shapes = grid_stride_shapes()) {
   for (const GridStrideLaunch& launch : shapes) {
     EXPECT_TRUE(grader::histogram_matches_cpu(
-        what, samples, kNumBins, {"histogram_v2_shared_grid_stride", lab03::describe(launch)},
+        what, samples, kNumBins, {"histogram_v2_shared_grid_stride", grader::describe(launch)},
         [&](const int* d_s, int n, int* d_b) {
           lab03::histogram_v2_shared_grid_stride(d_s, n, d_b, launch);
         }));
@@ -181,7 +182,7 @@ void expect_v4(const std::string& what, const std::vector<unsigned int>& values,
                const std::vector<unsigned int>& expected) {
   for (const GridStrideLaunch& launch : wide_shapes()) {
     EXPECT_TRUE(grader::bins_match(
-        what, values, expected, {"histogram_v4_wide", lab03::describe(launch)},
+        what, values, expected, {"histogram_v4_wide", grader::describe(launch)},
         [&](const unsigned int* d_v, int n, unsigned int* d_b) {
           lab03::histogram_v4_wide(d_v, n, d_b, launch);
         }));
@@ -254,7 +255,7 @@ GRADED_TEST(Lab03Saturation, SaturatedHistogramMatchesCpu, 2) {
     for (const GridStrideLaunch& launch : wide_shapes()) {
       EXPECT_TRUE(grader::bins_match(
           "values around cap " + std::to_string(cap), values, expected,
-          {"histogram_v4_wide then saturate_v4", lab03::describe(launch)},
+          {"histogram_v4_wide then saturate_v4", grader::describe(launch)},
           [&](const unsigned int* d_v, int n, unsigned int* d_b) {
             lab03::histogram_v4_wide(d_v, n, d_b, launch);
             lab03::saturate_v4(d_b, lab03::kWideBins, cap);
@@ -272,7 +273,7 @@ void expect_v5(const std::string& what, const std::vector<unsigned char>& text) 
   const std::vector<unsigned int> expected = grader::cpu_letter_histogram(text, lab03::kLettersPerBin);
   for (const GridStrideLaunch& launch : letter_shapes()) {
     EXPECT_TRUE(grader::bins_match(
-        what, text, expected, {"histogram_v5_letters", lab03::describe(launch)},
+        what, text, expected, {"histogram_v5_letters", grader::describe(launch)},
         [&](const unsigned char* d_t, int n, unsigned int* d_b) {
           lab03::histogram_v5_letters(d_t, n, d_b, launch);
         }));
@@ -360,14 +361,14 @@ class Lab03Speed : public grader::SpeedTest {
 
   void check_v1(bool all_equal) {
     const SliceLaunch launch = lab03::fastest_slice_launch();
-    check_speed("histogram_v1_shared_slices", lab03::describe(launch), all_equal, false,
+    check_speed("histogram_v1_shared_slices", grader::describe(launch), all_equal, false,
                 [=](const int* d_s, int n, int* d_b) {
                   lab03::histogram_v1_shared_slices(d_s, n, d_b, launch);
                 });
   }
   void check_v2(bool all_equal) {
     const GridStrideLaunch launch = lab03::fastest_grid_stride_launch(sm_count());
-    check_speed("histogram_v2_shared_grid_stride", lab03::describe(launch), all_equal, !all_equal,
+    check_speed("histogram_v2_shared_grid_stride", grader::describe(launch), all_equal, !all_equal,
                 [=](const int* d_s, int n, int* d_b) {
                   lab03::histogram_v2_shared_grid_stride(d_s, n, d_b, launch);
                 });

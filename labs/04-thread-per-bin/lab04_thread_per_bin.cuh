@@ -11,7 +11,7 @@
 #include <cuda_runtime.h>
 
 #include <stdexcept>
-#include <string>
+#include <string>  // the error text a launcher throws (std::invalid_argument)
 
 namespace lab04 {
 
@@ -54,10 +54,5 @@ void histogram_v4_banks4(const int* d_samples, int n, int* d_bins, ChunkLaunch l
 // The chunk size you found fastest with the sweep (handout question 5.1); the speed tests use it
 // for every version, so they compare the counting methods on the same chunks.
 int fastest_samples_per_block();
-
-inline std::string describe(ChunkLaunch l) {
-  return std::to_string(l.threads_per_block) + " threads/block, " +
-         std::to_string(l.samples_per_block) + " samples/block";
-}
 
 }  // namespace lab04

@@ -19,6 +19,7 @@
 #include "grader/core/speed_report.cuh"
 #include "grader/core/standard_data.hpp"
 #include "grader/core/student_code.hpp"
+#include "grader/core/launch_text.hpp"
 #include "lab04_thread_per_bin.cuh"
 
 namespace {
@@ -67,11 +68,11 @@ std::vector<int> chunk_sizes() {
                                    const std::vector<int>& samples) {
   try {
     return grader::histogram_matches_cpu(
-        what, samples, kNumBins, {v.kernel, lab04::describe(launch)},
+        what, samples, kNumBins, {v.kernel, grader::describe(launch)},
         [&](const int* d_s, int n, int* d_b) { v.launcher(d_s, n, d_b, launch); });
   } catch (const lab04::LaunchShapeError& error) {
     return ::testing::AssertionFailure() << "[" << what << "] " << v.kernel << " refused "
-                                         << lab04::describe(launch)
+                                         << grader::describe(launch)
                                          << ", a shape it must take: " << error.what();
   }
 }
@@ -113,19 +114,19 @@ void expect_rejected(const Version& v, ChunkLaunch bad, const std::string& must_
   } catch (const lab04::LaunchShapeError& error) {
     const std::string message = error.what();
     EXPECT_NE(message.find(must_mention), std::string::npos)
-        << v.kernel << " refused " << lab04::describe(bad) << " as it should, but its message \""
+        << v.kernel << " refused " << grader::describe(bad) << " as it should, but its message \""
         << message << "\" does not say " << must_mention << " (see lab04_thread_per_bin.cuh)";
     return;
   } catch (const grader::RunnerFailure&) {
     throw;  // a crash, not a refusal: it ends the test with its own message
   } catch (const std::exception& error) {
-    ADD_FAILURE() << v.kernel << " refused " << lab04::describe(bad)
+    ADD_FAILURE() << v.kernel << " refused " << grader::describe(bad)
                   << " with the wrong exception (it must be lab04::LaunchShapeError): " << error.what();
     return;
   }
   // Accepted: say what the shape did, as the runner saw it.
   const auto error = static_cast<cudaError_t>(grader::take_student_calls().reply.cuda_error);
-  ADD_FAILURE() << v.kernel << " accepted " << lab04::describe(bad) << ": " << why
+  ADD_FAILURE() << v.kernel << " accepted " << grader::describe(bad) << ": " << why
                 << (error != cudaSuccess
                         ? " (the launch then failed: " + grader::describe_cuda_error(error) + ")"
                         : " (it launched anyway)")
@@ -245,7 +246,7 @@ class Lab04Speed : public grader::SpeedTest {
     const grader::DeviceBuffer<int>& d_samples = standard_samples_on_device();
     grader::Measurement m;
     const ::testing::AssertionResult timed_ok = grader::time_student_histogram(
-        v.kernel + (" (" + lab04::describe(launch) + ")"), d_samples.data(), n(), kNumBins,
+        v.kernel + (" (" + grader::describe(launch) + ")"), d_samples.data(), n(), kNumBins,
         [&](const int* d_s, int count, int* d_b) { v.launcher(d_s, count, d_b, launch); }, m);
     if (!timed_ok) return timed_ok;
     out = measured.emplace(&v, m).first->second;
@@ -255,7 +256,7 @@ class Lab04Speed : public grader::SpeedTest {
   grader::SpeedFigures report(const Version& v, const grader::Measurement& m) {
     const grader::DeviceBuffer<int>& d_samples = standard_samples_on_device();
     return grader::report_speed(
-        v.kernel + (" (" + lab04::describe(v.shape(lab04::fastest_samples_per_block())) + ")"), m,
+        v.kernel + (" (" + grader::describe(v.shape(lab04::fastest_samples_per_block())) + ")"), m,
         grader::read_bandwidth_yardstick(d_samples.data(), d_samples.size()),
         grader::baseline_histogram_yardstick(d_samples.data(), n(), kNumBins));
   }

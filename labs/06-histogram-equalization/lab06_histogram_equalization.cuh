@@ -18,7 +18,6 @@
 #include <cuda_runtime.h>
 
 #include <cstdint>
-#include <string>
 
 namespace lab06 {
 
@@ -53,9 +52,5 @@ void equalize(const std::uint8_t* d_in, int width, int height, std::uint8_t* d_o
 
 // The histogram launch the pipeline uses (handout question 2.2).
 HistogramLaunch fastest_histogram_launch(int sm_count);
-
-inline std::string describe(HistogramLaunch l) {
-  return std::to_string(l.blocks) + " blocks of " + std::to_string(l.threads_per_block) + " threads";
-}
 
 }  // namespace lab06

@@ -20,6 +20,7 @@
 #include "grader/core/gpu_references.cuh"
 #include "grader/core/round_yardsticks.cuh"
 #include "grader/core/student_code.hpp"
+#include "grader/core/launch_text.hpp"
 #include "lab06_histogram_equalization.cuh"
 #include "lab06_images.hpp"
 
@@ -79,7 +80,7 @@ std::vector<lab06::HistogramLaunch> histogram_shapes() {
 ::testing::AssertionResult histogram_matches(const std::string& what, const GrayImage& image) {
   const int n = static_cast<int>(image.pixels.size());
   for (const lab06::HistogramLaunch& launch : histogram_shapes()) {
-    Run run{"[" + what + "] histogram_256 (" + lab06::describe(launch) + ")"};
+    Run run{"[" + what + "] histogram_256 (" + grader::describe(launch) + ")"};
     grader::DeviceBuffer<std::uint8_t> d_pixels(image.pixels);
     grader::DeviceBuffer<unsigned> d_bins(lab06::kGrayLevels);
     lab06::histogram_256(d_pixels.data(), n, d_bins.data(), launch);
