@@ -1,256 +1,354 @@
 #!/usr/bin/env python3
-"""Run one lab's sweep (build/labs/labNN_sweep) on this GPU and draw its table as a PNG.
+"""Draw a lab's sweep as a PNG, next to the handout's run of the same sweep.
 
-    python3 grader/bench/plot_sweeps.py --lab 01 --build build --out DIR
+    python3 grader/bench/plot_sweeps.py --lab 03                 run lab 03's sweep on this GPU, draw it
+    python3 grader/bench/plot_sweeps.py --all --build build-cuda --out DIR    every lab with a sweep
+    python3 grader/bench/plot_sweeps.py --csv FILE [--reference FILE] --out DIR   a CSV saved earlier
 
-  lab 01: time against slice and block (v1), against grid size (v2)
-  lab 03: bandwidth against blocks per SM for every grid-stride kernel, next to the streaming read
-  lab 04: time against chunk size for the four thread-per-bin versions
-  lab 05: bandwidth against block (tile) size, whole-array scans as a share of CUB
+--lab and --all compile the sweep (meson compile -C BUILD labNN_sweep: your latest code), run it with
+--csv=OUT/labNN_sweep.csv (its table scrolls by as usual) and draw OUT/labNN_sweep.png (OUT: plots/).
+The handout's run is drawn faint beside yours: handouts/figures/sweeps/labNN_*.csv, the one of your
+GPU's model where there is one (--reference FILE: another; --reference none: no reference). The
+labs are those of labs/labs.txt whose sweep the build has (labs/NN-*/meson.build, 'tools').
 
-Writes DIR/labNN_sweep.png and the sweep's own table as DIR/labNN_sweep.txt. With --table FILE it
-plots a table saved earlier instead of running the sweep (no GPU needed). Needs matplotlib.
+What is drawn comes from the CSV's metadata alone (grader/bench/sweep_csv.py): any lab's sweep.
+Needs matplotlib: where it is missing, it is installed into the project's .venv from
+requirements-plots.txt (once) and the command runs again there; --no-install stops instead.
+--check reads the CSV and says what would be drawn, without matplotlib.
 """
 import argparse
-import re
+import io
+import json
+import os
+import shutil
 import subprocess
 import sys
+import venv
 from pathlib import Path
 
-LABS = ("01", "03", "04", "05")
-NUMBER = r"[-+]?\d+(?:\.\d+)?"
+import sweep_csv
+from sweep_csv import SweepError
+
+ROOT = Path(__file__).resolve().parents[2]
+VENV_PYTHON = ROOT / ".venv" / "bin" / "python3"
+REQUIREMENTS = ROOT / "requirements-plots.txt"
+REFERENCES = ROOT / "handouts" / "figures" / "sweeps"
+MARKERS = "osD^vP*Xph<>"
+STYLES = ["-", "--", ":", "-."]
+REFERENCE_STYLES = [(0, (4, 2)), (0, (1, 1.5)), (0, (6, 2, 1, 2)), (0, (2, 3))]
 
 
-def parse_lab01(text):
-    """Rows of `version grid block slice operations time GB/s result`."""
-    pattern = re.compile(rf"^(v\d [\w-]+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+({NUMBER})\s+({NUMBER})\s+(\w+)")
-    rows = []
-    for line in text.splitlines():
-        m = pattern.match(line)
-        if m:
-            rows.append({"version": m[1], "grid": int(m[2]), "block": int(m[3]), "slice": int(m[4]),
-                         "ms": float(m[6]), "gbps": float(m[7]), "result": m[8]})
-    return rows
+def fail(message, code=2):
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(code)
 
 
-def parse_lab03(text):
-    """kernel (34 columns), launch, data, time, GB/s, vs base, result (the launch may overflow)."""
-    pattern = re.compile(rf"^(.*?)\s+(uniform|all equal|random|all 'e'|text)\s+({NUMBER})"
-                         rf"(?:\s+({NUMBER}))?(?:\s+{NUMBER}x)?(?:\s+(correct|WRONG))?\s*$")
-    rows = []
-    for line in text.splitlines():
-        m = pattern.match(line[35:])
-        if not m or line.startswith(("kernel ", "Lab 03")):
-            continue
-        grid = re.match(r"(\d+) blocks of (\d+)", m[1].strip())
-        rows.append({"kernel": line[:34].strip(), "data": m[2], "ms": float(m[3]),
-                     "gbps": float(m[4]) if m[4] else None,
-                     "blocks": int(grid[1]) if grid else None,
-                     "threads": int(grid[2]) if grid else None, "result": m[5] or ""})
-    return rows
-
-
-def parse_lab04(text):
-    """Rows of `version chunk block blocks atomics time Gcmp/s x-privatized result`."""
-    pattern = re.compile(rf"^(v\d \w+)\s+(\d+)\s+(\d+)\s+(\d+)\s+(\d+)\s+({NUMBER})\s+({NUMBER})\s+({NUMBER})\s+(\w+)")
-    rows = []
-    for line in text.splitlines():
-        m = pattern.match(line)
-        if m:
-            rows.append({"version": m[1], "chunk": int(m[2]), "block": int(m[3]), "ms": float(m[6]),
-                         "x_privatized": float(m[8]), "result": m[9]})
-    privatized = re.search(rf"privatized shared-memory histogram ({NUMBER}) ms", text)
-    return rows, float(privatized[1]) if privatized else None
-
-
-def parse_lab05(text):
-    """version (20 columns), shape, time, GB/s, % copy, % CUB, result (the shape may overflow)."""
-    pattern = re.compile(rf"^(.*?)\s+({NUMBER})\s+({NUMBER})\s+({NUMBER})\s+({NUMBER})\s+(\S+)\s*$")
-    rows = []
-    for line in text.splitlines():
-        m = pattern.match(line[21:])
-        if not m:
-            continue
-        shape = m[1].strip()
-        size = re.match(r"(\d+) (elements|threads)/block", shape)
-        rows.append({"version": line[:20].strip(), "shape": shape, "ms": float(m[2]),
-                     "gbps": float(m[3]), "copy_pct": float(m[4]), "cub_pct": float(m[5]),
-                     "size": int(size[1]) if size else None, "result": m[6]})
-    return rows
-
-
-def gpu_name(text):
-    m = re.search(r"sweep on (.+?)(?:, \d+ samples|; inputs|, \d+ int32|$)", text, re.M)
-    return m[1] if m else "this GPU"
-
-
-def sm_count(text, rows):
-    m = re.search(r"(\d+) SMs", text)
-    if m:
-        return int(m[1])
-    grids = [r["blocks"] for r in rows if r["kernel"].startswith("v2") and r["blocks"]]
-    return min(grids) if grids else 1  # the sweep's smallest grid is one block per SM
-
-
-def blocks_per_sm_axis(ax, values):
-    ticks = sorted(set(values))
-    ax.set_xscale("log")
-    ax.set_xticks(ticks)
-    ax.set_xticklabels([f"{t:g}" for t in ticks])
-    ax.minorticks_off()
-
-
-def mark_wrong(ax, xs, ys, results):
-    bad = [(x, y) for x, y, r in zip(xs, ys, results) if r == "WRONG"]
-    if bad:
-        ax.scatter(*zip(*bad), marker="x", color="red", s=60, zorder=5, label="WRONG")
-
-
-def plot_lab01(plt, text, title):
-    rows = parse_lab01(text)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    v1 = [r for r in rows if r["version"].startswith("v1")]
-    for block in sorted({r["block"] for r in v1}):
-        pts = sorted((r["slice"], r["ms"]) for r in v1 if r["block"] == block)
-        left.plot(*zip(*pts), marker="o", label=f"{block} threads/block")
-    mark_wrong(left, [r["slice"] for r in v1], [r["ms"] for r in v1], [r["result"] for r in v1])
-    left.set(xscale="log", yscale="log", xlabel="samples per thread (slice)", ylabel="time (ms)",
-             title="v1 slices")
-    left.legend(fontsize=7)
-    v2 = sorted((r for r in rows if r["version"].startswith("v2")), key=lambda r: r["grid"])
-    right.plot([r["grid"] for r in v2], [r["ms"] for r in v2], marker="o", color="C3")
-    mark_wrong(right, [r["grid"] for r in v2], [r["ms"] for r in v2], [r["result"] for r in v2])
-    right.set(xscale="log", xlabel="grid (blocks of 256 threads)", ylabel="time (ms)",
-              title="v2 grid-stride")
-    fig.suptitle(title)
-    return fig, len(rows)
-
-
-def plot_lab03(plt, text, title):
-    rows = parse_lab03(text)
-    sms = sm_count(text, rows)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    styles = {"uniform": "-", "all equal": "--", "random": "-", "all 'e'": "--", "text": "-"}
-    for data in ("uniform", "all equal"):
-        v2 = [r for r in rows if r["kernel"] == "v2 shared grid-stride" and r["data"] == data]
-        for threads in sorted({r["threads"] for r in v2}):
-            pts = sorted((r["blocks"] / sms, r["gbps"]) for r in v2 if r["threads"] == threads)
-            left.plot(*zip(*pts), marker="o", linestyle=styles[data], label=f"{threads} threads, {data}")
-        read = [r["gbps"] for r in rows if r["kernel"] == "grader: streaming read" and r["data"] == data]
-        if read:
-            left.axhline(read[0], color="gray", linestyle=styles[data], linewidth=1,
-                         label=f"streaming read, {data}")
-    blocks_per_sm_axis(left, [r["blocks"] / sms for r in rows if r["kernel"].startswith("v2")] or [1])
-    left.set(xlabel="blocks per SM", ylabel="GB/s", title="v2 shared grid-stride, 1024 bins")
-    left.legend(fontsize=6)
-    for name in ("v3 bytes", "v4 wide (4096 bins)", "v5 letters"):
-        shapes = sorted({(r["data"], r["threads"]) for r in rows if r["kernel"] == name and r["blocks"]})
-        several_sizes = len({threads for _, threads in shapes}) > 1
-        for data, threads in shapes:
-            pts = sorted((r["blocks"] / sms, r["gbps"]) for r in rows
-                         if r["kernel"] == name and r["data"] == data and r["threads"] == threads)
-            label = f"{name}, {data}" + (f", {threads} threads" if several_sizes else "")
-            right.plot(*zip(*pts), marker="o", linestyle=styles.get(data, "-"), label=label)
-    blocks_per_sm_axis(right, [r["blocks"] / sms for r in rows
-                               if r["blocks"] and not r["kernel"].startswith("v2")] or [1])
-    right.set(xlabel="blocks per SM", ylabel="GB/s", title="bytes, 4096 bins, letters")
-    right.legend(fontsize=6)
-    wrong = sum(r["result"] == "WRONG" for r in rows)
-    fig.suptitle(title + (f"  ({wrong} WRONG rows)" if wrong else ""))
-    return fig, len(rows)
-
-
-def plot_lab04(plt, text, title):
-    rows, privatized = parse_lab04(text)
-    fig, ax = plt.subplots(figsize=(7, 4.5))
-    for version in sorted({r["version"] for r in rows}):
-        pts = sorted((r["chunk"], r["ms"]) for r in rows if r["version"] == version)
-        ax.plot(*zip(*pts), marker="o", label=version)
-    mark_wrong(ax, [r["chunk"] for r in rows], [r["ms"] for r in rows], [r["result"] for r in rows])
-    if privatized:
-        ax.axhline(privatized, color="gray", linestyle="--", label="privatized shared-memory histogram")
-    ax.set(xscale="log", yscale="log", xlabel="samples per block (chunk)", ylabel="time (ms)", title=title)
-    ax.set_xticks(sorted({r["chunk"] for r in rows}))
-    ax.set_xticklabels([str(c) for c in sorted({r["chunk"] for r in rows})])
-    ax.legend(fontsize=7)
-    return fig, len(rows)
-
-
-def plot_lab05(plt, text, title):
-    rows = parse_lab05(text)
-    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4))
-    for version in ("v1 Hillis-Steele", "v2 Blelloch", "v3 Blelloch padded", "v4 warp shuffle"):
-        pts = sorted((r["size"], r["gbps"]) for r in rows if r["version"] == version and r["size"])
-        if pts:
-            left.plot(*zip(*pts), marker="o", label=version)
-    for name, color in (("device copy", "gray"), ("CUB InclusiveSum", "black")):
-        for r in rows:
-            if r["version"] == name:
-                left.axhline(r["gbps"], color=color, linestyle="--", linewidth=1, label=name)
-                right.axhline(r["cub_pct"], color=color, linestyle="--", linewidth=1, label=name)
-    left.set(xscale="log", xlabel="elements per block (tile)", ylabel="GB/s (read + write)",
-             title="block-local scans")
-    left.set_xticks(sorted({r["size"] for r in rows if r["size"] and "elements" in r["shape"]}))
-    left.set_xticklabels([str(s) for s in sorted({r["size"] for r in rows
-                                                  if r["size"] and "elements" in r["shape"]})])
-    left.legend(fontsize=7)
-    v5 = sorted((r["size"], r["cub_pct"]) for r in rows if r["version"] == "v5 multi-block")
-    if v5:
-        right.bar([str(s) for s, _ in v5], [p for _, p in v5], color="C4", label="v5 multi-block")
-    for r in rows:
-        if r["version"] == "v6 single pass":
-            right.axhline(r["cub_pct"], color="C2", linewidth=2, label="v6 single pass")
-    right.set(xlabel="threads per block (v5)", ylabel="% of CUB's throughput", title="whole-array scans")
-    right.legend(fontsize=7)
-    wrong = sum(r["result"] == "WRONG" for r in rows)
-    fig.suptitle(title + (f"  ({wrong} WRONG rows)" if wrong else ""))
-    return fig, len(rows)
-
-
-PLOTS = {"01": plot_lab01, "03": plot_lab03, "04": plot_lab04, "05": plot_lab05}
-
-
-def run_sweep(lab, build):
-    program = build / "labs" / f"lab{lab}_sweep"
-    if not program.exists():
-        sys.exit(f"error: {program} not found: build it first (meson compile -C {build} lab{lab}_sweep)")
-    data = build / "data" / "data.bin"
-    command = [str(program)] + ([f"--data={data}"] if data.exists() else [])
-    print("running", " ".join(command), flush=True)
-    done = subprocess.run(command, capture_output=True, text=True)
-    sys.stdout.write(done.stdout)
-    if done.returncode != 0:
-        sys.exit(f"error: lab{lab}_sweep exited with {done.returncode}: {done.stderr.strip()}")
-    return done.stdout
-
-
-def main():
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--lab", required=True, choices=LABS)
-    parser.add_argument("--build", default="build", type=Path, help="the meson build folder")
-    parser.add_argument("--out", required=True, type=Path, help="folder for the PNG and the table")
-    parser.add_argument("--table", type=Path, help="plot this saved sweep output instead of running it")
-    parser.add_argument("--dpi", type=int, default=80)
-    args = parser.parse_args()
+def import_pyplot(install):
+    """matplotlib's pyplot; when missing, install requirements-plots.txt into .venv and run again there."""
     try:
         import matplotlib
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+        return plt
     except ImportError:
-        sys.exit("error: matplotlib is not installed: `python3 -m pip install matplotlib` "
-                 "(the sweep itself still runs: build/labs/labNN_sweep prints the table)")
-    text = args.table.read_text() if args.table else run_sweep(args.lab, args.build)
-    args.out.mkdir(parents=True, exist_ok=True)
-    (args.out / f"lab{args.lab}_sweep.txt").write_text(text)
-    title = f"Lab {args.lab} sweep on {gpu_name(text)}"
-    fig, count = PLOTS[args.lab](plt, text, title)
-    if count == 0:
-        sys.exit(f"error: no rows of the lab {args.lab} sweep found in its output")
-    fig.tight_layout()
-    png = args.out / f"lab{args.lab}_sweep.png"
-    fig.savefig(png, dpi=args.dpi)
-    print(f"wrote {png} ({count} rows)")
+        pass
+    how = f"`{Path(sys.executable).name} -m pip install -r {REQUIREMENTS.relative_to(ROOT)}`"
+    if not install:
+        fail(f"matplotlib is not installed for {sys.executable}: {how} (or run without --no-install)")
+    if os.environ.get("PLOT_SWEEPS_SET_UP") == "1":
+        fail(f"matplotlib still cannot be imported in {sys.executable} after installing it; {how}")
+    if not VENV_PYTHON.exists():
+        print(f"matplotlib is missing: creating {VENV_PYTHON.parent.parent} for it (once) ...", flush=True)
+        try:
+            venv.create(VENV_PYTHON.parent.parent, with_pip=True)
+        except Exception as error:  # ensurepip missing (Debian's python3-venv), a read-only folder
+            fail(f"could not create .venv ({error}): install python3-venv, or matplotlib with {how}")
+    if subprocess.run([str(VENV_PYTHON), "-c", "import matplotlib"], capture_output=True).returncode != 0:
+        print(f"Installing matplotlib into .venv from {REQUIREMENTS.name} (once) ...", flush=True)
+        done = subprocess.run([str(VENV_PYTHON), "-m", "pip", "install", "-q", "-r", str(REQUIREMENTS)])
+        if done.returncode != 0:
+            fail(f"pip could not install {REQUIREMENTS.name} into .venv; install matplotlib yourself: {how}")
+    env = dict(os.environ, PLOT_SWEEPS_SET_UP="1",
+               PATH=str(VENV_PYTHON.parent) + os.pathsep + os.environ.get("PATH", ""))
+    os.execve(str(VENV_PYTHON), [str(VENV_PYTHON), str(Path(__file__).resolve())] + sys.argv[1:], env)
+
+
+# ---- Drawing -----------------------------------------------------------------------------------
+
+def set_scale(ax, axis, scale, values):
+    """A log axis labels plain numbers (1, 2, 5, 10 ...; or the values themselves when few), never
+    the minor ticks; a linear y axis starts at 0."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, LogLocator, NullFormatter
+    target = ax.xaxis if axis == "x" else ax.yaxis
+    values = [v for v in values if scale != "log" or v > 0]
+    if not values:
+        return
+    if scale == "log":
+        (ax.set_xscale if axis == "x" else ax.set_yscale)("log")
+        ticks = sweep_csv.log_ticks(values) if axis == "x" else None
+        if ticks:
+            target.set_major_locator(FixedLocator(ticks))
+            target.set_minor_locator(FixedLocator([]))
+        else:
+            decades = max(values) / min(values)
+            target.set_major_locator(LogLocator(10, subs=(1, 2, 5) if decades < 300 else (1,)))
+        target.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+        target.set_minor_formatter(NullFormatter())
+        if axis == "y":  # room above and below the lines
+            ax.set_ylim(min(values) / 1.3, max(values) * 1.3)
+    elif axis == "y" and values and min(values) >= 0:
+        ax.set_ylim(0, max(values) * 1.08 or 1)
+
+
+def draw_panel(plt, ax, sweep, rows, ref_rows, reference):
+    from matplotlib.lines import Line2D
+    mine = sweep_csv.series(sweep, rows)
+    theirs = sweep_csv.series(reference, ref_rows) if reference else []
+    labels = []
+    for line in mine + theirs:
+        labels += [line.label] if line.label not in labels else []
+    palette = plt.get_cmap("tab10" if len(labels) <= 10 else "tab20").colors
+    colors = {label: (palette[i % len(palette)], MARKERS[i % len(MARKERS)]) for i, label in enumerate(labels)}
+    numeric = sweep.x_is_numeric() and (reference is None or reference.x_is_numeric())
+    categories = []
+    for line in mine + theirs:
+        categories += [x for x, _, _ in line.points if x not in categories]
+    position = (lambda x: float(x)) if numeric else categories.index
+    styles = {}
+    for line in mine + theirs:
+        styles.setdefault(line.style, STYLES[len(styles) % len(STYLES)])
+    xs, ys, own_ys, handles = [], [], [], {}  # own_ys: this run's alone choose the scales
+    for faint, lines in ((True, theirs), (False, mine)):
+        for line in lines:
+            color, marker = colors[line.label]
+            pts = sorted((position(x), y, marked) for x, y, marked in line.points)
+            look = dict(color=color, linestyle=styles[line.style], marker=marker)
+            if faint:
+                look.update(alpha=0.3, linewidth=1, markersize=3, zorder=1)
+            else:
+                look.update(linewidth=1.6, markersize=5, zorder=3)
+                handles.setdefault(line.label, Line2D([], [], color=color, marker=marker, label=line.label))
+            if pts:
+                ax.plot([p[0] for p in pts], [p[1] for p in pts], **look)
+                bad = [(p[0], p[1]) for p in pts if p[2]]
+                if bad and not faint:
+                    ax.scatter(*zip(*bad), marker="x", color="red", s=70, zorder=5)
+                    handles["WRONG"] = Line2D([], [], color="red", marker="x", linestyle="", label="WRONG result")
+            for level in line.levels:
+                ax.axhline(level, color=color, linestyle=styles[line.style],
+                           linewidth=1 if faint else 1.6, alpha=0.3 if faint else 1, zorder=1 if faint else 3)
+                if not faint:
+                    handles[line.label] = Line2D([], [], color=color, linestyle=styles[line.style],
+                                                 label=f"{line.label} (no {sweep.meta['x']}: drawn across)")
+            xs += [p[0] for p in pts]
+            ys += [p[1] for p in pts] + line.levels
+            own_ys += [] if faint else [p[1] for p in pts] + line.levels
+    style_handles = [Line2D([], [], color="0.3", linestyle=s, label=f"{v}") for v, s in styles.items() if v]
+    if len(style_handles) < 2:
+        style_handles = []
+    for n, (label, value) in enumerate(sweep.references):
+        look = dict(color="0.45", linestyle=REFERENCE_STYLES[n % len(REFERENCE_STYLES)], linewidth=1.2)
+        ax.axhline(value, zorder=2, **look)
+        handles[f"ref {n}"] = Line2D([], [], label=f"{label} ({value:.4g})", **look)
+        ys.append(value)
+        own_ys.append(value)
+    for n, (label, value) in enumerate(reference.references if reference else []):
+        ax.axhline(value, zorder=1, color="0.45", alpha=0.3, linewidth=1,
+                   linestyle=REFERENCE_STYLES[n % len(REFERENCE_STYLES)])
+        ys.append(value)
+    if reference:
+        handles["faint"] = Line2D([], [], color="0.3", alpha=0.3, marker="o", markersize=3,
+                                  label=f"faint: {reference.get('gpu', 'reference run')}")
+    if numeric:
+        set_scale(ax, "x", sweep_csv.choose_scale(sweep.get("xscale", "auto"), xs), xs)
+    else:
+        ax.set_xticks(range(len(categories)))
+        long_labels = sum(len(c) for c in categories) > 60
+        ax.set_xticklabels(categories, rotation=30 if long_labels else 0, ha="right" if long_labels else "center")
+    set_scale(ax, "y", sweep_csv.choose_scale(sweep.get("yscale", "auto"), own_ys), ys)
+    ax.set_xlabel(sweep.get("xlabel", sweep.meta["x"]))
+    ax.set_ylabel(sweep.get("ylabel", sweep.meta["y"]))
+    ax.grid(True, which="major", color="0.9", linewidth=0.8)
+    ax.set_axisbelow(True)
+    ax.legend(handles=list(handles.values()) + style_handles, loc="upper left", bbox_to_anchor=(1.01, 1.0),
+              fontsize=7, frameon=False, borderaxespad=0)
+
+
+def draw(plt, sweep, reference=None):
+    mine = sweep_csv.panels(sweep)
+    theirs = dict(sweep_csv.panels(reference)) if reference else {}
+    names = [name for name, _ in mine] + [name for name in theirs if name not in dict(mine)]
+    cols = 1 if len(names) == 1 else 2
+    rows = (len(names) + cols - 1) // cols
+    fig, axes = plt.subplots(rows, cols, figsize=(8.5 if cols == 1 else 14, 1.2 + 3.4 * rows),
+                             squeeze=False, layout="constrained")
+    for ax, name in zip(axes.flat, names):
+        draw_panel(plt, ax, sweep, dict(mine).get(name, []), theirs.get(name, []), reference)
+        if name:
+            ax.set_title(name, fontsize=10)
+    for ax in list(axes.flat)[len(names):]:
+        ax.set_visible(False)
+    title = sweep.title()
+    if reference:
+        when = f", {reference.get('date')}" if reference.get("date") else ""
+        title += f"\n(faint: the same sweep on {reference.get('gpu', 'another GPU')}{when})"
+    fig.suptitle(title, fontsize=11)
+    return fig
+
+
+def save_png(fig, path, dpi):
+    """A PNG of 128 colours (a third of matplotlib's RGBA file, the same to the eye) where Pillow,
+    which matplotlib installs, is there."""
+    try:
+        from PIL import Image
+    except ImportError:
+        return fig.savefig(path, dpi=dpi)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, dpi=dpi, format="png")
+    image = Image.open(buffer).convert("RGB")
+    image.quantize(colors=128, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE).save(path, optimize=True)
+
+
+def describe(sweep, reference=None):
+    """What would be drawn, in words: --check, and the test without matplotlib."""
+    out = [sweep.title()]
+    for name, rows in sweep_csv.panels(sweep):
+        lines = sweep_csv.series(sweep, rows)
+        xs = [float(x) for line in lines for x, _, _ in line.points] if sweep.x_is_numeric() else []
+        ys = [y for line in lines for _, y, _ in line.points] + [y for line in lines for y in line.levels]
+        ys += [value for _, value in sweep.references]
+        xscale = sweep_csv.choose_scale(sweep.get("xscale", "auto"), xs) if xs else "categories"
+        yscale = sweep_csv.choose_scale(sweep.get("yscale", "auto"), ys)
+        marked = sum(m for line in lines for _, _, m in line.points)
+        out.append(f"panel {name or '(one)'}: {len(lines)} lines, x {xscale}, y {yscale}, {marked} marked")
+        out += [f"  {line.label}" + (f" [{line.style}]" if line.style else "") +
+                f": {len(line.points)} points" + (f", {len(line.levels)} levels" if line.levels else "")
+                for line in lines]
+    out += [f"reference line {label} = {value:g}" for label, value in sweep.references]
+    if reference:
+        out.append(f"faint: {reference.title()}")
+    return "\n".join(out)
+
+
+# ---- Running the sweeps ------------------------------------------------------------------------
+
+def lab_numbers():
+    """The labs of labs/labs.txt, as their numbers ("01")."""
+    lines = (ROOT / "labs" / "labs.txt").read_text().splitlines()
+    return [line.strip().split("-")[0] for line in lines if line.strip() and not line.startswith("#")]
+
+
+def build_targets(build):
+    """The targets this build defines (meson's own list, as `meson introspect --targets` reads it)."""
+    info = build / "meson-info" / "intro-targets.json"
+    if not info.exists():
+        fail(f"{build} is not a configured build: run `python3 grader/grade.py` first (or meson setup {build})")
+    return {t["name"] for t in json.loads(info.read_text())}
+
+
+def default_reference(lab, sweep):
+    """The handout's run of this lab on the same GPU model, else the first one there is."""
+    files = sorted(REFERENCES.glob(f"lab{lab}_*.csv"))
+    model = sweep.get("gpu").split(" (")[0]
+    same = [f for f in files if sweep_csv.read_sweep(f).get("gpu").split(" (")[0] == model]
+    return (same or files or [None])[0]
+
+
+class RunError(Exception):
+    pass
+
+
+def run_sweep(lab, build, out, targets):
+    """Compile the sweep (and the standard data file it reads), run it, return its CSV."""
+    meson = shutil.which("meson") or str(VENV_PYTHON.parent / "meson")
+    names = [f"lab{lab}_sweep"] + (["standard-data"] if "standard-data" in targets else [])
+    if subprocess.run([meson, "compile", "-C", str(build)] + names).returncode != 0:
+        raise RunError(f"lab{lab}_sweep did not build (see above)")
+    out.mkdir(parents=True, exist_ok=True)
+    csv_path = out / f"lab{lab}_sweep.csv"
+    command = [str(build / "labs" / f"lab{lab}_sweep"), f"--csv={csv_path}"]
+    data = build / "data" / "data.bin"
+    if data.exists():
+        command.append(f"--data={data}")
+    print("$ " + " ".join(command), flush=True)
+    code = subprocess.run(command).returncode
+    if code != 0:
+        raise RunError(f"lab{lab}_sweep exited with {code} (its message is above); no plot")
+    return csv_path
+
+
+def plot(plt, csv_path, reference_arg, out, lab=None, dpi=110):
+    sweep = sweep_csv.read_sweep(csv_path)
+    lab = lab or sweep.get("lab", csv_path.stem)
+    if reference_arg == "none":
+        reference_path = None
+    elif reference_arg:
+        reference_path = Path(reference_arg)
+    else:
+        reference_path = default_reference(lab, sweep)
+        if reference_path and reference_path.resolve() == Path(csv_path).resolve():
+            reference_path = None  # a handout's run itself: drawn alone
+    reference = sweep_csv.read_sweep(reference_path) if reference_path else None
+    if reference:
+        sweep_csv.check_comparable(sweep, reference)
+    if plt is None:
+        print(describe(sweep, reference))
+        return
+    fig = draw(plt, sweep, reference)
+    out.mkdir(parents=True, exist_ok=True)
+    png = out / f"lab{lab}_sweep.png"
+    save_png(fig, png, dpi)
+    plt.close(fig)
+    print(f"wrote {png}" + (f" (faint: {reference_path})" if reference else ""))
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog=__doc__.split("\n\n", 1)[1])
+    what = parser.add_mutually_exclusive_group(required=True)
+    what.add_argument("--lab", help="run this lab's sweep (01, 03, ...) and draw it")
+    what.add_argument("--all", action="store_true", help="run and draw every lab's sweep")
+    what.add_argument("--csv", type=Path, help="draw this sweep CSV (no GPU needed)")
+    parser.add_argument("--reference",
+                        help="a CSV drawn faint beside it (default: the handout's run); none: no reference")
+    parser.add_argument("--build", default="build", type=Path, help="the meson build folder (default: build)")
+    parser.add_argument("--out", default="plots", type=Path, help="folder for the CSVs and PNGs (default: plots)")
+    parser.add_argument("--dpi", type=int, default=110)
+    parser.add_argument("--check", action="store_true", help="say what would be drawn; no PNG, no matplotlib")
+    parser.add_argument("--no-install", action="store_true", help="fail where matplotlib is missing")
+    args = parser.parse_args()
+    plt = None if args.check else import_pyplot(install=not args.no_install)
+    try:
+        if args.csv:
+            return plot(plt, args.csv, args.reference, args.out, dpi=args.dpi)
+        labs = lab_numbers()
+        args.lab = args.lab.zfill(2) if args.lab else None  # --lab 3 is lab 03
+        targets = build_targets(args.build)
+        if args.all:
+            chosen = [lab for lab in labs if f"lab{lab}_sweep" in targets]
+            if args.reference and args.reference != "none":
+                fail("--all takes each lab's own reference: give --reference none or nothing")
+        elif args.lab not in labs:
+            fail(f"no lab {args.lab} in labs/labs.txt (labs: {', '.join(labs)})")
+        elif f"lab{args.lab}_sweep" not in targets:
+            fail(f"{args.build} has no lab{args.lab}_sweep: lab {args.lab} has no sweep, or the build "
+                 f"leaves the lab out (`python3 grader/grade.py --labs {args.lab}` configures it in)")
+        else:
+            chosen = [args.lab]
+        failed = []
+        for lab in chosen:  # --all goes on past a lab that fails, and says so at the end
+            try:
+                plot(plt, run_sweep(lab, args.build, args.out, targets), args.reference, args.out, lab,
+                     args.dpi)
+            except (RunError, SweepError) as error:
+                print(f"error: {error}", file=sys.stderr)
+                failed.append(lab)
+        if failed:
+            fail(f"no plot for lab {', '.join(failed)}", 1)
+    except SweepError as error:
+        fail(str(error))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -1,7 +1,8 @@
 // Handout question 5.1: time the four thread-per-bin kernels of the graded submission over chunk
 // sizes on this GPU, every run checked for correctness, next to the grader's global-atomics
-// baseline and its privatized shared-memory histogram measured on the same data.
-//   meson compile -C build lab04-sweep      or      build/labs/04-thread-per-bin/lab04_sweep --data=FILE
+// baseline and its privatized shared-memory histogram measured on the same data. --csv=FILE also
+// writes the table as CSV for grader/bench/plot_sweeps.py.
+//   meson compile -C build lab04-sweep      or      build/labs/lab04_sweep --data=FILE [--csv=FILE]
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -9,6 +10,7 @@
 #include "grader/core/compare.hpp"
 #include "grader/core/cpu_reference.hpp"
 #include "grader/core/device.cuh"
+#include "grader/core/sweep_csv.hpp"
 #include "grader/core/sweep_main.cuh"
 #include "grader/core/device_buffer.cuh"
 #include "grader/core/privatized_yardstick.cuh"
@@ -16,6 +18,7 @@
 #include "grader/core/standard_data.hpp"
 #include "grader/core/timing.cuh"
 #include "grader/core/yardsticks.cuh"
+#include "grader/core/launch_text.hpp"
 #include "lab04_thread_per_bin.cuh"
 
 namespace {
@@ -42,6 +45,7 @@ constexpr grader::TimingOptions kTiming{2, 10, true};
 }  // namespace
 
 int main(int argc, char** argv) {
+  grader::SweepCsv csv(argc, argv);
   return grader::run_sweep(argc, argv, [&](const grader::DeviceStatus& device) {
     const std::vector<int>& samples = grader::standard_samples(lab04::kNumBins);
     const int n = static_cast<int>(samples.size());
@@ -59,22 +63,32 @@ int main(int argc, char** argv) {
                 "histogram %.3f ms\n", baseline, privatized);
     std::printf("%-10s %7s %6s %8s %11s %10s %10s %12s  %s\n", "version", "chunk", "block",
                 "blocks", "atomics", "time (ms)", "Gcmp/s", "x privatized", "result");
+    csv.begin("04", "Lab 04 sweep", device.description);
+    csv.plot("chunk", "samples per block (chunk)", "time_ms", "time (ms)", "{version}, {block} threads/block");
+    csv.reference("global atomics (grader baseline)", baseline);
+    csv.reference("privatized shared-memory histogram", privatized);
+    csv.row({"version", "chunk", "block", "blocks", "atomics", "time_ms", "gcmp_per_s", "x_privatized",
+             "result"});
     for (const Version& version : kVersions) {
       for (int chunk : kChunkSizes) {
         const lab04::ChunkLaunch launch{lab04::threads_to_cover_the_bins(version.bins_per_thread),
                                         chunk};
         auto run = [&] { version.launcher(d_samples.data(), n, d_bins.data(), launch); };
         run();
-        grader::check_kernel_ran(version.name, lab04::describe(launch));
+        grader::check_kernel_ran(version.name, grader::describe(launch));
         const auto comparison =
             grader::compare_exact(expected, d_bins.download(), static_cast<int>(grader::kPoisonWord));
         const double ms = grader::time_gpu_ms(run, kTiming).median;
         const long long blocks = (n + chunk - 1LL) / chunk;
         // Every sample is compared with every bin: n x 1024 comparisons whatever the version.
         const double comparisons = double(n) * lab04::kNumBins;
+        const char* result = comparison.matches() ? "correct" : "WRONG";
         std::printf("%-10s %7d %6d %8lld %11lld %10.3f %10.0f %12.1f  %s\n", version.name, chunk,
                     launch.threads_per_block, blocks, blocks * lab04::kNumBins, ms,
-                    comparisons / (ms * 1e6), ms / privatized, comparison.matches() ? "correct" : "WRONG");
+                    comparisons / (ms * 1e6), ms / privatized, result);
+        csv.row({version.name, csv.number(chunk), csv.number(launch.threads_per_block), csv.number(blocks),
+                 csv.number(blocks * lab04::kNumBins), csv.number(ms, 4),
+                 csv.number(comparisons / (ms * 1e6), 0), csv.number(ms / privatized, 2), result});
       }
     }
   });
