@@ -59,7 +59,7 @@ void bench_bytes(Bench& b, Distribution dist) {
   b.measure(group, "lab03 v3 bytes", std::to_string(blocks) + " blocks of 256", name, in_bytes,
             expected, d_bins, [&] { lab03::histogram_v3_bytes(in, n, out, blocks); }, y);
   const auto l06 = lab06::fastest_histogram_launch(sm_count());
-  b.measure(group, "lab06 histogram_256", lab06::describe(l06), name, in_bytes, expected, d_bins,
+  b.measure(group, "lab06 histogram_256", grader::describe(l06), name, in_bytes, expected, d_bins,
             [&] { lab06::histogram_256(in, n, out, l06); }, y);
 
   // Letters: 7 bins; random bytes hold a tenth of letters, all-equal bytes are all 'e'.
@@ -67,7 +67,7 @@ void bench_bytes(Bench& b, Distribution dist) {
   letters_y.read_ms = y.read_ms;
   grader::DeviceBuffer<unsigned int> d_letters(lab03::kLetterBins);
   const auto l03 = lab03::fastest_grid_stride_launch(sm_count());
-  b.measure("7-bin letter histogram", "lab03 v5 letters", lab03::describe(l03), name, in_bytes,
+  b.measure("7-bin letter histogram", "lab03 v5 letters", grader::describe(l03), name, in_bytes,
             grader::cpu_letter_histogram(bytes, lab03::kLettersPerBin), d_letters,
             [&] { lab03::histogram_v5_letters(in, n, d_letters.data(), l03); }, letters_y);
 

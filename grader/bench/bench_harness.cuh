@@ -12,6 +12,7 @@
 #include "grader/core/compare.hpp"
 #include "grader/core/device.cuh"
 #include "grader/core/device_buffer.cuh"
+#include "grader/core/launch_text.hpp"
 #include "grader/core/timing.cuh"
 #include "grader/core/yardsticks.cuh"
 

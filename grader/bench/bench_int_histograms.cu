@@ -47,22 +47,22 @@ void bench_1024_bins(Bench& b, Distribution dist) {
 
   const auto l01s = lab01::fastest_slice_launch();
   const auto l01g = lab01::fastest_grid_stride_launch(sm_count());
-  b.measure(group, "lab01 v1 slices", lab01::describe(l01s), name, bytes, expected, d_bins,
+  b.measure(group, "lab01 v1 slices", grader::describe(l01s), name, bytes, expected, d_bins,
             [&] { lab01::histogram_v1_slices(in, n, out, l01s); }, y);
-  b.measure(group, "lab01 v2 grid-stride", lab01::describe(l01g), name, bytes, expected, d_bins,
+  b.measure(group, "lab01 v2 grid-stride", grader::describe(l01g), name, bytes, expected, d_bins,
             [&] { lab01::histogram_v2_grid_stride(in, n, out, l01g); }, y);
   const auto l02 = lab02::fastest_slice_launch();
-  b.measure(group, "lab02 v1 slices", lab02::describe(l02), name, bytes, expected, d_bins,
+  b.measure(group, "lab02 v1 slices", grader::describe(l02), name, bytes, expected, d_bins,
             [&] { lab02::histogram_v1_slices(in, n, out, l02); }, y);
-  b.measure(group, "lab02 v2 pragma unroll", lab02::describe(l02), name, bytes, expected, d_bins,
+  b.measure(group, "lab02 v2 pragma unroll", grader::describe(l02), name, bytes, expected, d_bins,
             [&] { lab02::histogram_v2_pragma_unroll(in, n, out, l02); }, y);
-  b.measure(group, "lab02 v3 manual ILP", lab02::describe(l02), name, bytes, expected, d_bins,
+  b.measure(group, "lab02 v3 manual ILP", grader::describe(l02), name, bytes, expected, d_bins,
             [&] { lab02::histogram_v3_manual_ilp(in, n, out, l02); }, y);
   const auto l03s = lab03::fastest_slice_launch();
   const auto l03g = lab03::fastest_grid_stride_launch(sm_count());
-  b.measure(group, "lab03 v1 shared slices", lab03::describe(l03s), name, bytes, expected, d_bins,
+  b.measure(group, "lab03 v1 shared slices", grader::describe(l03s), name, bytes, expected, d_bins,
             [&] { lab03::histogram_v1_shared_slices(in, n, out, l03s); }, y);
-  b.measure(group, "lab03 v2 shared grid-stride", lab03::describe(l03g), name, bytes, expected,
+  b.measure(group, "lab03 v2 shared grid-stride", grader::describe(l03g), name, bytes, expected,
             d_bins, [&] { lab03::histogram_v2_shared_grid_stride(in, n, out, l03g); }, y);
   struct Lab04Version {
     const char* name;
@@ -77,7 +77,7 @@ void bench_1024_bins(Bench& b, Distribution dist) {
   for (const Lab04Version& v : lab04_versions) {
     const lab04::ChunkLaunch launch{lab04::threads_to_cover_the_bins(v.bins_per_thread),
                                     lab04::fastest_samples_per_block()};
-    b.measure(group, v.name, lab04::describe(launch), name, bytes, expected, d_bins,
+    b.measure(group, v.name, grader::describe(launch), name, bytes, expected, d_bins,
               [&] { v.launcher(in, n, out, launch); }, y);
   }
 }
@@ -114,9 +114,9 @@ void bench_4096_bins(Bench& b, Distribution dist) {
                                  d_bins, [&] { cub(); }, y, true);
   y.cub_ms = cub_row.time.median;
   const auto launch = lab03::fastest_grid_stride_launch(sm_count());
-  b.measure(group, "lab03 v4 wide", lab03::describe(launch), name, bytes, expected, d_bins,
+  b.measure(group, "lab03 v4 wide", grader::describe(launch), name, bytes, expected, d_bins,
             [&] { lab03::histogram_v4_wide(in, n, out, launch); }, y);
-  b.measure(group, "lab03 v4 wide + saturate_v4", lab03::describe(launch) + ", cap 127", name, bytes,
+  b.measure(group, "lab03 v4 wide + saturate_v4", grader::describe(launch) + ", cap 127", name, bytes,
             capped, d_bins, [&] {
     lab03::histogram_v4_wide(in, n, out, launch);
     lab03::saturate_v4(out, kBins, kSaturationCap);
