@@ -47,7 +47,9 @@ std::atomic<std::uint64_t> to_host{0};
 bool counting = false;
 
 // The fields every version of CUPTI's memcpy record starts with (CUpti_ActivityMemcpy to
-// CUpti_ActivityMemcpy6), so this builds with the CUPTI of CUDA 12 and of CUDA 13.
+// CUpti_ActivityMemcpy6), so this builds with the CUPTI of CUDA 12 and of CUDA 13. The check names
+// the record each one writes: CUDA 13's CUPTI (API version 130000 and up) the 6th, CUDA 12's the
+// 5th (12.4 has no CUpti_ActivityMemcpy6).
 struct MemcpyRecordStart {
   CUpti_ActivityKind kind;
   std::uint8_t copy_kind;
@@ -56,7 +58,11 @@ struct MemcpyRecordStart {
   std::uint8_t flags;
   std::uint64_t bytes;
 };
+#if CUPTI_API_VERSION >= 130000
 static_assert(offsetof(CUpti_ActivityMemcpy6, bytes) == offsetof(MemcpyRecordStart, bytes));
+#else
+static_assert(offsetof(CUpti_ActivityMemcpy5, bytes) == offsetof(MemcpyRecordStart, bytes));
+#endif
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   *size = std::size_t{1} << 20;
