@@ -29,4 +29,20 @@ Summary summarize(std::vector<double> values) {
   return s;
 }
 
+SteadyWindow first_steady_window(const std::vector<double>& values, int window, double tolerance) {
+  SteadyWindow found;
+  const int count = static_cast<int>(values.size());
+  if (window <= 0 || count < window) {
+    found.summary = summarize(values);
+    return found;
+  }
+  for (int first = 0; first + window <= count; ++first) {
+    found.skipped = first;
+    found.summary = summarize({values.begin() + first, values.begin() + first + window});
+    found.steady = found.summary.relative_spread() <= tolerance;
+    if (found.steady) break;
+  }
+  return found;
+}
+
 }  // namespace grader

@@ -15,4 +15,15 @@ struct Summary {
 // Linear interpolation between order statistics (numpy's default); an empty input gives count 0.
 Summary summarize(std::vector<double> values);
 
+// A measurement taken once the GPU has settled: the first `window` consecutive values whose
+// interquartile range is within `tolerance` of their median. A GPU that has just allocated or
+// freed gigabytes runs some rounds up to 15 % slower for a few tens of milliseconds (measured on
+// an H100: 4 slow rounds of 7, enough to move a median); the window starts after them.
+struct SteadyWindow {
+  Summary summary;      // of the window (the last `window` values when none was steady yet)
+  bool steady = false;  // a steady window was found
+  int skipped = 0;      // values before the window
+};
+SteadyWindow first_steady_window(const std::vector<double>& values, int window, double tolerance);
+
 }  // namespace grader

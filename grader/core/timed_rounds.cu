@@ -190,38 +190,56 @@ namespace detail {
     return ::testing::AssertionSuccess();
   };
 
-  // A first round of two calls estimates a call's time; K then makes a round last at least
-  // kTargetRoundMs, so that what varies in the channel's cost is a small share of it.
-  // The estimate round's time less the channel's cost; at least a tenth of it (a channel cost
-  // measured high must not make K small).
-  double estimate = 0;
-  if (::testing::AssertionResult r = round(std::min(2, most_calls), 0, estimate); !r) return r;
-  estimate = std::max(last_elapsed_ms - fixed_cost_ms, last_elapsed_ms / 10) / std::min(2, most_calls);
-  const int calls = options.calls > 0 ? std::min(options.calls, most_calls)
-                                      : static_cast<int>(std::clamp<double>(
-                                            std::ceil(kTargetRoundMs / std::max(estimate, 1e-6)), 2, most_calls));
   // The runner maps new buffers from the descriptors a message carries, at most
   // kMostNewRegionsAMessage of them: rounds of no calls map the rest in steps, untimed.
-  add_calls(calls);
-  for (std::size_t mapped = kMostNewRegionsAMessage; recorder.regions.size() > kMostNewRegionsAMessage;
-       mapped += kMostNewRegionsAMessage) {
-    const std::size_t upto = std::min(mapped, recorder.regions.size());
-    const std::vector<const remote::SharedRegion*> some(recorder.regions.begin(), recorder.regions.begin() + upto);
-    for (const bool go : {false, true}) {
-      const remote::CallReply reply = go ? runner.go() : runner.prepare({}, some);
-      if (std::string why = describe_failed_reply(work.name, reply); !why.empty()) {
-        return ::testing::AssertionFailure() << why;
+  const auto map_calls = [&](int count) -> ::testing::AssertionResult {
+    add_calls(count);
+    for (std::size_t upto = kMostNewRegionsAMessage; recorder.regions.size() > kMostNewRegionsAMessage;
+         upto += kMostNewRegionsAMessage) {
+      upto = std::min(upto, recorder.regions.size());
+      const std::vector<const remote::SharedRegion*> some(recorder.regions.begin(), recorder.regions.begin() + upto);
+      for (const bool go : {false, true}) {
+        const remote::CallReply reply = go ? runner.go() : runner.prepare({}, some);
+        if (std::string why = describe_failed_reply(work.name, reply); !why.empty()) {
+          return ::testing::AssertionFailure() << why;
+        }
       }
+      if (upto == recorder.regions.size()) break;
     }
-    if (upto == recorder.regions.size()) break;
+    return ::testing::AssertionSuccess();
+  };
+  // K makes a round last at least kTargetRoundMs, so that what varies in the channel's cost is a
+  // small share of it. A call's time: the last round's less the channel's cost, at least a tenth
+  // of it (a channel cost measured high must not make K small).
+  const auto calls_for_last_round = [&](int calls) {
+    if (options.calls > 0) return std::min(options.calls, most_calls);
+    const double per_call = std::max(last_elapsed_ms - fixed_cost_ms, last_elapsed_ms / 10) / calls;
+    return static_cast<int>(std::clamp<double>(std::ceil(kTargetRoundMs / std::max(per_call, 1e-6)), 2, most_calls));
+  };
+  // A first round of two calls estimates K; round 1, untimed, is the new buffers' first use. Two
+  // calls are mostly channel cost, so round 1 estimates again: K grows once if it was far short.
+  double ms = 0;
+  if (::testing::AssertionResult r = round(std::min(2, most_calls), 0, ms); !r) return r;
+  int calls = calls_for_last_round(std::min(2, most_calls));
+  for (bool resized = false;; resized = true) {
+    if (::testing::AssertionResult r = map_calls(calls); !r) return r;
+    if (::testing::AssertionResult r = round(calls, 1, ms); !r) return r;
+    const int better = calls_for_last_round(calls);
+    if (resized || better <= calls + calls / 4) break;
+    calls = better;
   }
+  // Then rounds until `options.rounds` in a row agree (first_steady_window), at most twice that
+  // many; if none do, the last ones count.
+  const int most_rounds = options.steady_spread > 0 ? 2 * options.rounds : options.rounds;
   std::vector<double> times;
-  for (int number = 1; number <= options.rounds + 1; ++number) {
-    double ms = 0;
+  SteadyWindow measured;
+  for (int number = 2; number <= most_rounds + 1; ++number) {
     if (::testing::AssertionResult r = round(calls, number, ms); !r) return r;
-    if (number > 1) times.push_back(ms);  // round 1: the new buffers' first use, untimed
+    times.push_back(ms);
+    measured = first_steady_window(times, options.rounds, options.steady_spread);
+    if (measured.steady) break;
   }
-  per_call_ms = summarize(times);
+  per_call_ms = measured.summary;
   return ::testing::AssertionSuccess();
 }
 
@@ -248,6 +266,7 @@ double channel_cost_ms() {
                              [](const int*, const int*) { return ::testing::AssertionSuccess(); }};
     RoundOptions options;
     options.rounds = 5;
+    options.steady_spread = 0;  // its own rule below: the fastest round of settled batches
     options.calls = 1;
     options.subtract_channel_cost = false;
     // Batches of 5 rounds until a batch's fastest agrees with the one before within 10 %: a GPU

@@ -9,8 +9,9 @@
 //   4. untimed: the snapshot must equal the outputs as they end up (a runner that replied while its
 //      kernels still ran is caught: its snapshot differs), and each output must be right for its
 //      input by the test's trusted reference.
-// A call's time is the round's, less the channel's fixed cost, over K; the median over rounds is
-// the measurement. The fixed cost (messages, the GPU switching between the two processes, the
+// A call's time is the round's, less the channel's fixed cost, over K; the measurement is the
+// median of the first 7 consecutive rounds whose middle half lies within 2 % (a GPU settling after
+// gigabytes were allocated runs its first rounds slower; at most 7 more rounds are run for that). The fixed cost (messages, the GPU switching between the two processes, the
 // snapshot) is a round of one empty kernel in the grader's own runner, measured once per run: a
 // runner can only add to a round's time, never take from that cost. The grader's yardsticks run the
 // same way, in a runner of the grader's own (yardstick_runner()), so every ratio compares like with
@@ -30,6 +31,8 @@ namespace grader {
 
 struct RoundOptions {
   int rounds = 7;            // timed rounds (after two untimed ones: an estimate, a warm-up)
+  double steady_spread = 0.02;  // the rounds' interquartile range must be within this of their
+                             // median; more rounds (at most `rounds` more) until it is. 0: no rule
   int max_calls = 480;       // K at most: enough calls for a round of 16 ms, as memory allows
   int calls = 0;             // K itself; 0: chosen from the estimate
   bool subtract_channel_cost = true;  // false only to measure that cost

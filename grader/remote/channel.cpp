@@ -24,6 +24,8 @@ Channel& Channel::operator=(Channel&& other) noexcept {
   if (this != &other) {
     close();
     fd_ = other.fd_;
+    buffer_ = std::move(other.buffer_);
+    control_ = std::move(other.control_);
     other.fd_ = -1;
   }
   return *this;
@@ -66,8 +68,10 @@ bool Channel::send(const std::vector<char>& bytes, const std::vector<int>& fds) 
 }
 
 Channel::Received Channel::receive(Packet& packet, int timeout_ms, bool spin) {
-  packet.bytes.assign(kMaxMessage, 0);
+  packet.bytes.clear();
   packet.fds.clear();
+  buffer_.resize(kMaxMessage);
+  control_.resize(CMSG_SPACE(sizeof(int) * kMaxFds));
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(timeout_ms);
   for (;;) {
     if (fd_ < 0) return Received::kClosed;
@@ -83,13 +87,12 @@ Channel::Received Channel::receive(Packet& packet, int timeout_ms, bool spin) {
       if (ready < 0 && errno == EINTR) continue;
       if (ready == 0) return Received::kTimedOut;
     }
-    iovec io{packet.bytes.data(), packet.bytes.size()};
-    std::vector<char> control(CMSG_SPACE(sizeof(int) * kMaxFds));
+    iovec io{buffer_.data(), buffer_.size()};
     msghdr header{};
     header.msg_iov = &io;
     header.msg_iovlen = 1;
-    header.msg_control = control.data();
-    header.msg_controllen = control.size();
+    header.msg_control = control_.data();
+    header.msg_controllen = control_.size();
     const ssize_t got = recvmsg(fd_, &header, MSG_CMSG_CLOEXEC | (spin ? MSG_DONTWAIT : 0));
     if (got < 0 && (errno == EINTR || errno == EAGAIN)) {
       if (spin && timeout_ms >= 0 && std::chrono::steady_clock::now() >= deadline) {
@@ -109,7 +112,7 @@ Channel::Received Channel::receive(Packet& packet, int timeout_ms, bool spin) {
       for (int fd : packet.fds) ::close(fd);
       throw ProtocolError("message truncated");
     }
-    packet.bytes.resize(static_cast<std::size_t>(got));
+    packet.bytes.assign(buffer_.begin(), buffer_.begin() + got);
     return Received::kPacket;
   }
 }

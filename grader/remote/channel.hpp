@@ -1,6 +1,7 @@
 // One end of the checker-runner connection: a Unix SOCK_SEQPACKET socket, so every send arrives
 // as one whole message, with file descriptors (the shared buffers) carried alongside.
 #pragma once
+#include <utility>
 #include <vector>
 
 #include "grader/remote/wire.hpp"
@@ -18,7 +19,10 @@ class Channel {
   ~Channel();
   Channel(const Channel&) = delete;
   Channel& operator=(const Channel&) = delete;
-  Channel(Channel&& other) noexcept : fd_(other.fd_) { other.fd_ = -1; }
+  Channel(Channel&& other) noexcept
+      : fd_(other.fd_), buffer_(std::move(other.buffer_)), control_(std::move(other.control_)) {
+    other.fd_ = -1;
+  }
   Channel& operator=(Channel&& other) noexcept;
 
   int fd() const { return fd_; }
@@ -34,6 +38,10 @@ class Channel {
 
  private:
   int fd_;
+  // Where messages land, allocated once: a timed round's reply must not wait for a megabyte to be
+  // allocated, filled and freed (MALLOC_PERTURB_, which meson test sets, fills both ways).
+  std::vector<char> buffer_;
+  std::vector<char> control_;
 };
 
 // A connected pair: [0] for this process, [1] for the child.

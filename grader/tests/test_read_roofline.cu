@@ -19,6 +19,7 @@
 #include "grader/core/device_buffer.cuh"
 #include "grader/core/round_yardsticks.cuh"
 #include "grader/core/sample_inputs.hpp"
+#include "grader/core/statistics.hpp"
 #include "grader/core/yardsticks.cuh"
 
 namespace {
@@ -34,8 +35,9 @@ constexpr int kPairs = 3;                 // rounds-then-events measurements, on
 class ReadYardstick : public grader::SpeedTest {};
 
 // ms per read of `samples`' data over kDistinctInputs copies of it, read back to back and timed
-// with CUDA events around all of them; the median over kEventRepeats passes. The copies are
-// rewritten before each pass, as a round writes its fresh inputs, so no read finds its input in L2.
+// with CUDA events around all of them; the median of the first kEventRepeats passes in a row that
+// agree within 2 % (the rule the rounds follow). The copies are rewritten before each pass, as a
+// round writes its fresh inputs, so no read finds its input in L2.
 double events_over_distinct_inputs(const grader::DeviceBuffer<int>& samples) {
   std::vector<std::unique_ptr<grader::DeviceBuffer<int>>> inputs;
   for (int k = 0; k < kDistinctInputs; ++k) {
@@ -45,8 +47,10 @@ double events_over_distinct_inputs(const grader::DeviceBuffer<int>& samples) {
   cudaEvent_t start = nullptr, stop = nullptr;
   GRADER_CUDA_CHECK(cudaEventCreate(&start));
   GRADER_CUDA_CHECK(cudaEventCreate(&stop));
+  // Passes as the rounds run: until kEventRepeats in a row agree within 2 %, at most twice that.
   std::vector<double> per_read;
-  for (int pass = 0; pass <= kEventRepeats; ++pass) {
+  grader::SteadyWindow measured;
+  for (int pass = 0; pass <= 2 * kEventRepeats && !measured.steady; ++pass) {
     for (auto& input : inputs) {
       GRADER_CUDA_CHECK(cudaMemcpy(input->data(), samples.data(), samples.bytes(), cudaMemcpyDeviceToDevice));
     }
@@ -56,11 +60,13 @@ double events_over_distinct_inputs(const grader::DeviceBuffer<int>& samples) {
     GRADER_CUDA_CHECK(cudaEventSynchronize(stop));
     float ms = 0;
     GRADER_CUDA_CHECK(cudaEventElapsedTime(&ms, start, stop));
-    if (pass > 0) per_read.push_back(ms / kDistinctInputs);  // pass 0: warm-up
+    if (pass == 0) continue;  // warm-up
+    per_read.push_back(ms / kDistinctInputs);
+    measured = grader::first_steady_window(per_read, kEventRepeats, 0.02);
   }
   cudaEventDestroy(start);
   cudaEventDestroy(stop);
-  return grader::summarize(per_read).median;
+  return measured.summary.median;
 }
 
 TEST_F(ReadYardstick, ReachesEightyPercentOfTheoreticalPeak) {
