@@ -256,7 +256,8 @@ def lab05_scan_trees():
     for v in (0, 8, 16, 24, 32):
         s.line(left, base - v * scale, left + 19 * slot, base - v * scale, "#DDDDDD", 0.8)
         s.text(left - 8, base - v * scale + 4, str(v), 10.5, "end", GREY)
-    s.text(left - 28, base - 66, "warps", 11, "end", GREY)
+    # Between the 16 and 24 ticks and left of their labels: level with a tick it read as "warps 16".
+    s.text(left - 28, base - 20 * scale + 4, "warps", 11, "end", GREY)
     for step in range(19):
         for k, (seq, colour) in enumerate([(hs, BLUE), (bl, ORANGE)]):
             if step < len(seq):
@@ -276,13 +277,13 @@ def lab05_lookback():
     flags = ["kPrefix", "kPrefix", "kAggregate", "kAggregate", "kAggregate", "kAggregate", "empty"]
     look = {"kPrefix": BLUE, "kAggregate": ORANGE, "empty": GREY}
     values = [sum(totals[:b + 1]) if f == "kPrefix" else totals[b] for b, f in enumerate(flags)]
-    s = Svg(880, 600, "Lab 05: single-pass scan with decoupled look-back")
+    s = Svg(880, 550, "Lab 05: single-pass scan with decoupled look-back")
     s.heading("Lab 05 Q5.4 — the single-pass scan's decoupled look-back",
               "A tile's state is one 64-bit word, flag (high 32 bits) and value (low 32 bits), written at once.")
     s.legend(30, 96, [(TINT[GREY], "empty: nothing yet"), (TINT[ORANGE], "kAggregate: the tile's own total"),
                       (TINT[BLUE], "kPrefix: total of tiles 0 … b")], gap=22)
     cx = [90 + 116 * b for b in range(len(totals))]
-    top = 280
+    top = 230  # the highest arc (lane 4) peaks about 40 px under the legend: no empty band between them
     for b, flag in enumerate(flags):
         mine = b == me
         s.rect(cx[b] - 50, top, 100, 84, fill="#FFFFFF", stroke=VERMILION if mine else INK, width=2.5 if mine else 1)
@@ -302,10 +303,10 @@ def lab05_lookback():
     prefix = sum(added)
     s.text(cx[me], top + 102, "this block: warp 0", 11.5, "middle", VERMILION)
     s.lines(cx[-1], top + 102, ["still running:", "never waited for"], 11.5, anchor="middle", fill=GREY)
-    s.text(30, 420, f"Tile {me}'s exclusive prefix = {' + '.join(map(str, added))} = {prefix}: the walk stops at tile "
-           f"{me - len(added)}'s kPrefix; lane {len(added)} read tile {me - 1 - len(added)} but adds nothing.",
+    s.text(30, top + 140, f"Tile {me}'s exclusive prefix = {' + '.join(map(str, added))} = {prefix}: the walk stops "
+           f"at tile {me - len(added)}'s kPrefix; lane {len(added)} read tile {me - 1 - len(added)} but adds nothing.",
            12.5)
-    s.text(30, 440, f"Tile {me} then publishes (kPrefix, {prefix} + {totals[me]} = {prefix + totals[me]}) and "
+    s.text(30, top + 160, f"Tile {me} then publishes (kPrefix, {prefix} + {totals[me]} = {prefix + totals[me]}) and "
            f"adds {prefix} to its elements.", 12.5)
     steps = ["tile = atomicAdd(&next_tile, 1): tiles are numbered in the order blocks start;",
              "load and scan the tile: its total is the aggregate;",
@@ -313,9 +314,9 @@ def lab05_lookback():
              "warp 0, lane j, reads the state of tile b − 1 − j, 32 tiles a pass; while any is empty, it reads "
              "again;", "it adds the values up to the nearest kPrefix and stops, or goes back 32 more tiles;",
              "publish (kPrefix, prefix + aggregate), add the prefix to the elements, store them."]
-    s.text(30, 478, "Every tile, in its block:", 13, bold=True)
-    s.lines(30, 500, ["1", "2", "3", "4", "", "5"], 12.5, gap=18 / 12.5, bold=True)
-    s.lines(50, 500, steps, 12.5, gap=18 / 12.5)
+    s.text(30, top + 198, "Every tile, in its block:", 13, bold=True)
+    s.lines(30, top + 220, ["1", "2", "3", "4", "", "5"], 12.5, gap=18 / 12.5, bold=True)
+    s.lines(50, top + 220, steps, 12.5, gap=18 / 12.5)
     return s
 
 
