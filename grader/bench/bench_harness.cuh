@@ -1,9 +1,14 @@
-// The benchmark's harness: its options, the yardsticks of one input, and Bench, which checks a
-// kernel's output once against the CPU and then times it (grader/core/timing.cuh), one row each.
-// The groups of kernels (bench_*.cu) fill it; benchmark.cu runs them and writes the report.
+// The benchmark's harness: its options, the yardsticks of one input, EdgeSuite (the small inputs
+// every reference must get right), and Bench, which checks a kernel's output once against the CPU
+// and then times it (grader/core/timing.cuh), one row each. The groups of kernels (bench_*.cu)
+// fill it; benchmark.cu runs them and writes the report.
 #pragma once
+#include <cstdint>
 #include <cstdio>
 #include <functional>
+#include <map>
+#include <memory>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -34,16 +39,85 @@ struct Yardsticks {
   double read_ms = 0, copy_ms = 0, baseline_ms = 0, cub_ms = 0;
 };
 
+// A kernel run on d_in[0..n) into d_out, and the CPU's answer for an input.
+template <class In, class Out>
+using EdgeRun = std::function<void(const In* d_in, int n, Out* d_out)>;
+template <class In, class Out>
+using CpuAnswer = std::function<std::vector<Out>(const std::vector<In>&)>;
+
+// The small inputs a reference must get right before it is timed: sizes 0, 1, 3, 4097, 1000003 and
+// 10000019 (no multiple of any block, tile or vector width; the last gives every thread of a
+// resident grid several trips), each drawn uniformly from [low, high] and all equal to `equal`;
+// and, for kernels that take any pointer, the random 4097 and 10000019 started one element past an
+// aligned start. Inputs and answers are made and uploaded once, for every kernel of a story.
+template <class In, class Out>
+class EdgeSuite {
+ public:
+  EdgeSuite(In low, In high, In equal, const CpuAnswer<In, Out>& cpu) {
+    std::mt19937_64 random(2025);
+    std::uniform_int_distribution<long long> value(low, high);
+    for (int size : {0, 1, 3, 4097, 1000003, 10000019}) {
+      std::vector<In> drawn(static_cast<std::size_t>(size));
+      for (In& v : drawn) v = static_cast<In>(value(random));
+      add("random, n = " + std::to_string(size), drawn, cpu, size == 4097 || size == 10000019);
+      add("all " + std::to_string(static_cast<long long>(equal)) + ", n = " + std::to_string(size),
+          std::vector<In>(static_cast<std::size_t>(size), equal), cpu, false);
+    }
+  }
+
+  // "" when `run` gets every case right, else the first case it gets wrong.
+  std::string first_failure(const EdgeRun<In, Out>& run, bool any_pointer) const {
+    for (const Case& c : cases_) {
+      if (c.offset && !any_pointer) continue;
+      grader::DeviceBuffer<Out> d_out(c.expected.size());
+      run(c.d_in->data() + (c.offset ? 1 : 0), c.n, d_out.data());
+      grader::check_kernel_ran("edge case", c.name);
+      const Out poison = static_cast<Out>(grader::kPoisonWord);
+      if (!grader::compare_exact(c.expected, d_out.download(), poison).matches()) return c.name;
+    }
+    return "";
+  }
+
+ private:
+  struct Case {
+    std::string name;
+    std::shared_ptr<grader::DeviceBuffer<In>> d_in;
+    int n;
+    bool offset;
+    std::vector<Out> expected;
+  };
+  void add(const std::string& name, const std::vector<In>& input, const CpuAnswer<In, Out>& cpu,
+           bool with_offset) {
+    auto d_in = std::make_shared<grader::DeviceBuffer<In>>(input);
+    const int n = static_cast<int>(input.size());
+    cases_.push_back({name, d_in, n, false, cpu(input)});
+    if (with_offset) {
+      cases_.push_back({name + ", one element past an aligned start", d_in, n - 1, true,
+                        cpu(std::vector<In>(input.begin() + 1, input.end()))});
+    }
+  }
+  std::vector<Case> cases_;
+};
+
 class Bench {
  public:
   explicit Bench(const Options& options) : timing_{3, options.runs, true} {}
 
-  // Checks `run`'s output once against `expected`, then times it; returns the row it added.
+  // `check`'s verdict on kernel `kernel` ("" = every edge case right), computed on the first call
+  // for that kernel only: the groups run once per input distribution.
+  const std::string& edges(const std::string& kernel, const std::function<std::string()>& check) {
+    auto known = edge_verdicts_.find(kernel);
+    if (known == edge_verdicts_.end()) known = edge_verdicts_.emplace(kernel, check()).first;
+    return known->second;
+  }
+
+  // Checks `run`'s output once against `expected` (and takes `edge_failure`, the kernel's edge
+  // cases' verdict), then times it if both are right; returns the row it added.
   template <class T>
   Row& measure(const std::string& group, const std::string& kernel, const std::string& launch,
                const std::string& distribution, double bytes, const std::vector<T>& expected,
                grader::DeviceBuffer<T>& d_out, const std::function<void()>& run,
-               const Yardsticks& y, bool is_yardstick = false) {
+               const Yardsticks& y, bool is_yardstick = false, const std::string& edge_failure = "") {
     Row row;
     row.group = group, row.kernel = kernel, row.launch = launch, row.distribution = distribution;
     row.bytes = bytes;
@@ -51,8 +125,12 @@ class Bench {
     d_out.fill_poison();
     run();
     grader::check_kernel_ran(kernel, launch);
-    row.correct = grader::compare_exact(expected, d_out.download(),
+    row.correct = edge_failure.empty() &&
+                  grader::compare_exact(expected, d_out.download(),
                                         static_cast<T>(grader::kPoisonWord)).matches();
+    if (!edge_failure.empty()) {
+      std::printf("%s: wrong on the edge case \"%s\"\n", kernel.c_str(), edge_failure.c_str());
+    }
     if (row.correct) {
       row.time = grader::time_gpu_ms(run, timing_);
       fill_ratios(row, y);
@@ -96,15 +174,19 @@ class Bench {
 
   grader::TimingOptions timing_;
   std::vector<Row> rows_;
+  std::map<std::string, std::string> edge_verdicts_;
 };
 
 inline int sm_count() { return grader::device_status().properties.multiProcessorCount; }
 
 // The groups, each on one input distribution where it takes one (bench_int_histograms.cu,
-// bench_byte_histograms.cu, bench_scans.cu).
+// bench_byte_histograms.cu, bench_equalization.cu, bench_scans.cu). The kernels they time are the
+// benchmark's own references (grader/bench/references/).
 void bench_1024_bins(Bench& b, Distribution dist);
 void bench_4096_bins(Bench& b, Distribution dist);
-void bench_bytes(Bench& b, Distribution dist);
+void bench_bytes(Bench& b, Distribution dist);  // the 256-bin and letter groups, then equalization
+void bench_equalization(Bench& b, Distribution dist, const std::vector<unsigned char>& bytes,
+                        const grader::DeviceBuffer<unsigned char>& d_bytes);
 void bench_scans(Bench& b);
 
 }  // namespace bench

@@ -14,10 +14,10 @@ constexpr double kNotRelevant = std::numeric_limits<double>::quiet_NaN();
 struct Row {
   std::string group;         // "1024-bin histogram", "scan (int32)", ...
   std::string kernel;        // "lab03 v2 shared grid-stride", "CUB HistogramEven", ...
-  std::string launch;        // the launch shape the solution asks for
+  std::string launch;        // the launch shape the reference is timed with
   std::string distribution;  // of the input
   bool correct = true;       // checked once against the CPU before timing; false: not timed
-  bool is_yardstick = false; // the grader's or CUB's, not a lab's
+  bool is_yardstick = false; // the grader's or CUB's, not a reference
   grader::Summary time;      // ms
   double bytes = 0;          // bytes the work must move at least (read, or read + write)
   double read_percent = kNotRelevant;  // streaming-read time / this time
@@ -36,9 +36,9 @@ struct Header {
   std::string text() const;
 };
 
-// A goal of the workbook's solutions, checked on the rows of one run.
+// A goal of the benchmark's references, checked on the rows of one run.
 struct Target {
-  std::string name;      // "1024-bin histogram, best solution, % of read bandwidth (uniform)"
+  std::string name;      // "1024-bin histogram, fastest reference: % of read bandwidth (uniform)"
   std::string kernel;    // the row(s) it was read from
   double goal = 0;
   double measured = kNotRelevant;

@@ -1,17 +1,21 @@
-// The benchmark's scan group: lab 05's versions on 2^25 int32, next to CUB's InclusiveSum and the
-// grader's read and copy.
+// The benchmark's scan group: the scan references of grader/bench/references/ (lab 05's v1 to v6,
+// then v7) on 2^25 int32, next to CUB's InclusiveSum and the grader's read and copy. Rows keep the
+// names of the lab versions they reproduce.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "grader/bench/bench_harness.cuh"
 #include "grader/bench/cub_wrappers.cuh"
+#include "grader/bench/references/references.cuh"
 #include "grader/core/cpu_reference.hpp"
 #include "grader/core/scan_reference.hpp"
 #include "grader/core/scan_yardsticks.cuh"
 #include "grader/core/yardsticks.cuh"
-#include "lab05_scan_warps.cuh"
 
 namespace bench {
+
+namespace ref = bench::reference;
 
 // ---- Scans of 2^25 int32: lab 05 ---------------------------------------------------------------
 void bench_scans(Bench& b) {
@@ -20,9 +24,10 @@ void bench_scans(Bench& b) {
   const std::vector<int> values = grader::uniform_values(kIntSamples, -1000, 1000, 5);
   const int n = static_cast<int>(values.size());
   grader::DeviceBuffer<int> d_in(values), d_out(values.size());
-  grader::DeviceBuffer<unsigned char> d_work(lab05::scan_workspace_bytes(n));
+  grader::DeviceBuffer<unsigned char> d_work(ref::scan_workspace_bytes(n));  // also the edge cases'
   const int* in = d_in.data();
   int* out = d_out.data();
+  void* work = d_work.data();
   const double bytes = 8.0 * n;
   const std::vector<int> whole = grader::cpu_inclusive_scan(values);
 
@@ -37,22 +42,48 @@ void bench_scans(Bench& b) {
                                  whole, d_out, [&] { cub(); }, y, true);
   y.cub_ms = cub_row.time.median;
 
-  const lab05::BlockScanLaunch tile{lab05::kMaxTile};
-  const std::vector<int> tiles = grader::cpu_inclusive_scan(values, lab05::kMaxTile);
-  const std::string tile_shape = lab05::describe(tile) + " (block-local)";
-  b.measure(group, "lab05 v1 Hillis-Steele", tile_shape, name, bytes, tiles, d_out,
-            [&] { lab05::scan_v1_hillis_steele(in, n, out, tile); }, y);
-  b.measure(group, "lab05 v2 Blelloch", tile_shape, name, bytes, tiles, d_out,
-            [&] { lab05::scan_v2_blelloch(in, n, out, tile); }, y);
-  b.measure(group, "lab05 v3 Blelloch padded", tile_shape, name, bytes, tiles, d_out,
-            [&] { lab05::scan_v3_blelloch_padded(in, n, out, tile); }, y);
-  b.measure(group, "lab05 v4 warp shuffle", tile_shape, name, bytes, tiles, d_out,
-            [&] { lab05::scan_v4_warp_shuffle(in, n, out, tile); }, y);
-  const auto l05 = lab05::fastest_multi_block_launch();
-  b.measure(group, "lab05 v5 multi-block", lab05::describe(l05) + " (whole array)", name, bytes,
-            whole, d_out, [&] { lab05::scan_v5_multi_block(in, n, out, d_work.data(), l05); }, y);
-  b.measure(group, "lab05 v6 single pass", "its own (whole array)", name, bytes, whole, d_out,
-            [&] { lab05::scan_v6_single_pass(in, n, out, d_work.data()); }, y);
+  struct Version {
+    std::string kernel, launch;
+    bool whole_array;
+    EdgeRun<int, int> run;
+  };
+  const int tile = ref::kMaxTile;
+  const std::string tile_shape = std::to_string(tile) + " elements/block (block-local)";
+  const int threads = ref::kMultiBlockThreads;
+  const Version versions[] = {
+      {"lab05 v1 Hillis-Steele", tile_shape, false,
+       [=](const int* i, int k, int* o) { ref::scan_v1_hillis_steele(i, k, o, tile); }},
+      {"lab05 v2 Blelloch", tile_shape, false,
+       [=](const int* i, int k, int* o) { ref::scan_v2_blelloch(i, k, o, tile); }},
+      {"lab05 v3 Blelloch padded", tile_shape, false,
+       [=](const int* i, int k, int* o) { ref::scan_v3_blelloch_padded(i, k, o, tile); }},
+      {"lab05 v4 warp shuffle", tile_shape, false,
+       [=](const int* i, int k, int* o) { ref::scan_v4_warp_shuffle(i, k, o, tile); }},
+      {"lab05 v5 multi-block", std::to_string(threads) + " threads/block (whole array)", true,
+       [=](const int* i, int k, int* o) { ref::scan_v5_multi_block(i, k, o, work, threads); }},
+      {"lab05 v6 single pass", "its own (whole array)", true,
+       [=](const int* i, int k, int* o) { ref::scan_v6_single_pass(i, k, o, work); }},
+      {"scan v7 persistent, prefetched", "its own (whole array)", true,
+       [=](const int* i, int k, int* o) { ref::scan_v7_persistent(i, k, o, work); }}};
+  const std::vector<int> tiles = grader::cpu_inclusive_scan(values, tile);
+  // All equal to 200: large, yet its sums over the 10000019-element case stay within int32 (lab
+  // 05's inputs never overflow, so neither do these).
+  std::optional<EdgeSuite<int, int>> tile_suite, whole_suite;
+  for (const Version& v : versions) {
+    const std::string& edge = b.edges(v.kernel, [&] {
+      std::optional<EdgeSuite<int, int>>& suite = v.whole_array ? whole_suite : tile_suite;
+      if (!suite) {
+        const std::size_t segment = v.whole_array ? 0 : tile;
+        suite.emplace(-1000, 1000, 200, [segment](const std::vector<int>& x) {
+          return grader::cpu_inclusive_scan(x, segment);
+        });
+      }
+      // v1 to v4 take any pointer; v5 to v7 read int4 (lab 05's interface promises cudaMalloc's).
+      return suite->first_failure(v.run, !v.whole_array);
+    });
+    b.measure(group, v.kernel, v.launch, name, bytes, v.whole_array ? whole : tiles, d_out,
+              [&] { v.run(in, n, out); }, y, false, edge);
+  }
 }
 
 }  // namespace bench

@@ -1,9 +1,10 @@
-// The workbook's benchmark: every reference-solution kernel of every lab, timed on the GPU at hand
-// next to CUB and the grader's yardsticks (streaming read, device copy, global-atomics baseline),
-// on uniform, normal(500, 30) and all-equal data. Every result is checked against the CPU once
-// before it is timed; a wrong one is reported WRONG and not timed. The groups live in bench_*.cu;
-// this file runs them and writes the report.
-//   meson compile -C build bench      or      build/grader/bench/benchmark --out DIR
+// The workbook's benchmark: the benchmark's own reference kernels (grader/bench/references/: every
+// lab's versions, then the faster ones the labs stop short of), timed on the GPU at hand next to
+// CUB and the grader's yardsticks (streaming read, device copy, global-atomics baseline), on
+// uniform, normal(500, 30) and all-equal data. Every kernel is first checked against the CPU on
+// small edge cases (bench_harness.cuh), then once on the timed input; a wrong one is reported WRONG
+// and not timed. The groups live in bench_*.cu; this file runs them and writes the report.
+//   meson compile -C build bench      or      build/grader/bench/kernel_benchmark --out DIR
 // Options: --out DIR (writes benchmark.txt, .json, .csv), --runs N (timed runs, at least 20),
 //          --only TEXT (only the groups whose name contains TEXT, e.g. --only scan).
 #include <cctype>

@@ -1,0 +1,82 @@
+// The benchmark's equalization group: lab 06 on a 16384 x 8192 image of the byte group's bytes,
+// the references of grader/bench/references/equalization.cu: v1's small stages, its remap and its
+// four stages in a row, then v2's remap and its two launches, next to the grader's device copy.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "grader/bench/bench_harness.cuh"
+#include "grader/bench/references/references.cuh"
+#include "grader/core/cuda_check.cuh"
+#include "grader/core/equalization_reference.hpp"
+#include "grader/core/scan_yardsticks.cuh"
+
+namespace bench {
+
+namespace ref = bench::reference;
+
+// The workspace of one pipeline, v2's scratch zeroed as it asks.
+struct EqualizationBuffers {
+  grader::DeviceBuffer<unsigned> d_bins{ref::kGrayLevels}, d_cdf{ref::kCdfEntries};
+  grader::DeviceBuffer<std::uint8_t> d_lut{ref::kGrayLevels};
+  grader::DeviceBuffer<unsigned> d_scratch{std::vector<unsigned>(ref::kGrayLevels + 1, 0u)};
+  ref::Workspace workspace() { return {d_bins.data(), d_cdf.data(), d_lut.data(), d_scratch.data()}; }
+};
+
+void bench_equalization(Bench& b, Distribution dist, const std::vector<unsigned char>& bytes,
+                        const grader::DeviceBuffer<unsigned char>& d_bytes) {
+  const std::string eq = "equalization (lab06)";
+  const std::string name = distribution_name(dist, true);
+  const int n = static_cast<int>(bytes.size());
+  const unsigned char* in = d_bytes.data();
+
+  // Edge cases of the whole pipelines, on a workspace of their own: v1's verdict stands for its
+  // stages (cdf, table, remap), v2's for its remap too.
+  EqualizationBuffers edge_buffers;
+  const ref::Workspace edge_workspace = edge_buffers.workspace();
+  auto edges = [&](const std::string& kernel, void (*equalize)(const std::uint8_t*, int, std::uint8_t*,
+                                                               ref::Workspace)) {
+    return b.edges(kernel, [&] {
+      const EdgeSuite<unsigned char, unsigned char> suite(0, 255, 255, grader::cpu_equalize);
+      return suite.first_failure([&](const unsigned char* i, int k, unsigned char* o) {
+        equalize(i, k, o, edge_workspace);
+      }, true);
+    });
+  };
+  const std::string edge_v1 = edges("lab06 equalize (4 stages)", ref::equalize_v1);
+  const std::string edge_v2 = edges("equalize v2 (2 launches)", ref::equalize_v2);
+
+  const std::vector<unsigned> histogram = grader::cpu_gray_histogram(bytes);
+  const std::vector<unsigned> cdf = grader::cpu_exclusive_cdf(histogram);
+  const std::vector<std::uint8_t> lut = grader::cpu_equalization_lut(cdf);
+  EqualizationBuffers buffers;
+  buffers.d_bins.upload(histogram);
+  grader::DeviceBuffer<std::uint8_t> d_out(bytes.size());
+  Yardsticks none;
+  b.measure(eq, "lab06 cdf_exclusive_scan", "one block", name, 4.0 * ref::kGrayLevels, cdf,
+            buffers.d_cdf, [&] { ref::cdf_v1(buffers.d_bins.data(), buffers.d_cdf.data()); }, none,
+            false, edge_v1);
+  buffers.d_cdf.upload(cdf);
+  b.measure(eq, "lab06 build_lut", "one block", name, 4.0 * ref::kCdfEntries, lut, buffers.d_lut,
+            [&] { ref::lut_v1(buffers.d_cdf.data(), buffers.d_lut.data()); }, none, false, edge_v1);
+  buffers.d_lut.upload(lut);
+  Yardsticks copy_y;
+  grader::DeviceBuffer<int> d_copy(bytes.size() / 4);
+  const grader::Measurement copy = grader::measure_copy_bandwidth(
+      reinterpret_cast<const int*>(in), d_copy.data(), bytes.size() / 4);
+  copy_y.copy_ms = copy.time_ms.median;
+  b.yardstick(eq, "grader device copy", name, copy, copy_y);
+  const std::vector<std::uint8_t> remapped = grader::cpu_remap(bytes, lut);
+  const ref::Workspace workspace = buffers.workspace();
+  const std::string image = std::to_string(kImageWidth) + " x " + std::to_string(n / kImageWidth);
+  b.measure(eq, "lab06 remap", "its own", name, 2.0 * n, remapped, d_out,
+            [&] { ref::remap_v1(in, n, buffers.d_lut.data(), d_out.data()); }, copy_y, false, edge_v1);
+  b.measure(eq, "lab06 equalize (4 stages)", image, name, 2.0 * n, remapped, d_out,
+            [&] { ref::equalize_v1(in, n, d_out.data(), workspace); }, copy_y, false, edge_v1);
+  b.measure(eq, "equalize v2 remap", "2 blocks of 1024 per SM", name, 2.0 * n, remapped, d_out,
+            [&] { ref::remap_v2(in, n, buffers.d_lut.data(), d_out.data()); }, copy_y, false, edge_v2);
+  b.measure(eq, "equalize v2 (2 launches)", image, name, 2.0 * n, remapped, d_out,
+            [&] { ref::equalize_v2(in, n, d_out.data(), workspace); }, copy_y, false, edge_v2);
+}
+
+}  // namespace bench
