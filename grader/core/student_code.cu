@@ -74,8 +74,8 @@ remote::RunnerProcess& student_runner() {
     options.wrapper = wrapper_from_environment();
     options.timeout_seconds = timeout_seconds();
     if (options.program.empty()) {
-      throw std::runtime_error("the grader needs --runner=PATH: the program built from your lab "
-                               "file (meson test and grade.py pass it)");
+      throw std::runtime_error("the grader needs --runner=PATH or GRADER_RUNNER: the program built "
+                               "from your lab file (meson test and grade.py pass it)");
     }
     return options;
   }());

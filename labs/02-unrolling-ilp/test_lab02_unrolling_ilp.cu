@@ -9,12 +9,12 @@
 #include "grader/core/cpu_reference.hpp"
 #include "grader/core/device.cuh"
 #include "grader/core/histogram_check.cuh"
+#include "grader/core/launch_text.hpp"
 #include "grader/core/results.hpp"
 #include "grader/core/run_options.hpp"
 #include "grader/core/sample_inputs.hpp"
 #include "grader/core/speed_report.cuh"
 #include "grader/core/standard_data.hpp"
-#include "grader/core/launch_text.hpp"
 #include "lab02_unrolling_ilp.cuh"
 
 namespace {

@@ -10,15 +10,15 @@
 #include "grader/core/compare.hpp"
 #include "grader/core/cpu_reference.hpp"
 #include "grader/core/device.cuh"
-#include "grader/core/sweep_csv.hpp"
-#include "grader/core/sweep_main.cuh"
 #include "grader/core/device_buffer.cuh"
+#include "grader/core/launch_text.hpp"
 #include "grader/core/privatized_yardstick.cuh"
 #include "grader/core/run_options.hpp"
 #include "grader/core/standard_data.hpp"
+#include "grader/core/sweep_csv.hpp"
+#include "grader/core/sweep_main.cuh"
 #include "grader/core/timing.cuh"
 #include "grader/core/yardsticks.cuh"
-#include "grader/core/launch_text.hpp"
 #include "lab04_thread_per_bin.cuh"
 
 namespace {

@@ -12,6 +12,7 @@
 #include "grader/core/cpu_reference.hpp"
 #include "grader/core/device.cuh"
 #include "grader/core/histogram_check.cuh"
+#include "grader/core/launch_text.hpp"
 #include "grader/core/privatized_yardstick.cuh"
 #include "grader/core/results.hpp"
 #include "grader/core/run_options.hpp"
@@ -19,7 +20,6 @@
 #include "grader/core/speed_report.cuh"
 #include "grader/core/standard_data.hpp"
 #include "grader/core/student_code.hpp"
-#include "grader/core/launch_text.hpp"
 #include "lab04_thread_per_bin.cuh"
 
 namespace {

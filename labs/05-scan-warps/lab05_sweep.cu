@@ -10,12 +10,12 @@
 
 #include "grader/core/compare.hpp"
 #include "grader/core/device.cuh"
-#include "grader/core/sweep_csv.hpp"
-#include "grader/core/sweep_main.cuh"
 #include "grader/core/device_buffer.cuh"
 #include "grader/core/run_options.hpp"
 #include "grader/core/scan_reference.hpp"
 #include "grader/core/scan_yardsticks.cuh"
+#include "grader/core/sweep_csv.hpp"
+#include "grader/core/sweep_main.cuh"
 #include "grader/core/timing.cuh"
 #include "lab05_scan_warps.cuh"
 
