@@ -4,8 +4,9 @@
 //   v2 saturated        v1's histogram whose last block to finish caps the bins: the second launch
 //                       is gone, yet v2 is slower: on an H100 80GB HBM3 (driver 580.159.04,
 //                       2026-11-23) 83.5 / 87.9 / 87.6 % of read (uniform / normal / all equal)
-//                       where v1 + cap gave 87.6 / 90.1 / 89.8 %; why is open (the last-block
-//                       handshake costs each block a fence and an atomic)
+//                       where v1 + cap gave 87.6 / 90.1 / 89.8 % (H200: 76.6 / 83.2 / 83.1 against
+//                       79.5 / 83.3 / 86.8 %); why is open (the last-block handshake costs each
+//                       block a fence and an atomic)
 #include <cstdint>
 
 #include "grader/bench/references/references.cuh"

@@ -10,7 +10,8 @@
 //                    where v6's block waited for its own loads, then issued none until it exited;
 //                    no block launches after the first wave. Meant to reach CUB; measured far
 //                    from it on an H100 80GB HBM3 (driver 580.159.04, 2026-11-23): 3.08 ms on
-//                    2^25 int32, 0.04x CUB, where v6 takes 0.115 ms; the cause is not found yet
+//                    2^25 int32, 0.04x CUB, where v6 takes 0.115 ms (H200: 3.07 ms, 0.03x CUB,
+//                    v6 0.096 ms, 0.94x CUB); the cause is not found yet
 //                    (kept, timed and reported, until it is).
 //                    Blocks of 512 threads (two 40 KiB staging areas), or of 256 where a block
 //                    cannot have 80 KiB of shared memory (sm_75)
