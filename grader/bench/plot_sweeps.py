@@ -178,9 +178,11 @@ def draw(plt, sweep, reference=None):
     mine = sweep_csv.panels(sweep)
     theirs = dict(sweep_csv.panels(reference)) if reference else {}
     names = [name for name, _ in mine] + [name for name in theirs if name not in dict(mine)]
-    cols = 1 if len(names) == 1 else 2
-    rows = (len(names) + cols - 1) // cols
-    fig, axes = plt.subplots(rows, cols, figsize=(8.5 if cols == 1 else 14, 1.2 + 3.4 * rows),
+    # One column: a page shows the figure near full size (two columns 14 in wide were shown at 58 %
+    # in the rendered handout, their legends about 5 px high).
+    cols = 1
+    rows = len(names)
+    fig, axes = plt.subplots(rows, cols, figsize=(8.5, 1.2 + 3.4 * rows),
                              squeeze=False, layout="constrained")
     for ax, name in zip(axes.flat, names):
         draw_panel(plt, ax, sweep, dict(mine).get(name, []), theirs.get(name, []), reference)
