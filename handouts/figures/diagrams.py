@@ -256,8 +256,7 @@ def lab05_scan_trees():
     for v in (0, 8, 16, 24, 32):
         s.line(left, base - v * scale, left + 19 * slot, base - v * scale, "#DDDDDD", 0.8)
         s.text(left - 8, base - v * scale + 4, str(v), 10.5, "end", GREY)
-    # Between the 16 and 24 ticks and left of their labels: level with a tick it read as "warps 16".
-    s.text(left - 28, base - 20 * scale + 4, "warps", 11, "end", GREY)
+    s.text(left - 28, base - 20 * scale + 4, "warps", 11, "end", GREY)  # between ticks: not "warps 16"
     for step in range(19):
         for k, (seq, colour) in enumerate([(hs, BLUE), (bl, ORANGE)]):
             if step < len(seq):
