@@ -4,15 +4,12 @@
 //   v6 single pass   tiles taken in order from a counter; each publishes its total, then looks back
 //                    over its predecessors' states for its prefix (decoupled look-back); tiles staged
 //                    through shared memory so a thread scans 16 consecutive elements: 0.95x CUB
-//   v7 persistent    v6 with one resident grid: each block takes tile after tile and copies the next
-//                    tile into a second staging area (cp.async) while it scans, looks back and stores
-//                    this one, so its loads are in flight through every barrier and every look-back,
-//                    where v6's block waited for its own loads, then issued none until it exited;
-//                    no block launches after the first wave. Meant to reach CUB; measured far
-//                    from it on an H100 80GB HBM3 (driver 580.159.04, 2026-11-23): 3.08 ms on
-//                    2^25 int32, 0.04x CUB, where v6 takes 0.115 ms (H200: 3.07 ms, 0.03x CUB,
-//                    v6 0.096 ms, 0.94x CUB); the cause is not found yet
-//                    (kept, timed and reported, until it is).
+//   v7 persistent    v6 with one resident grid: each block takes tile after tile, and copies the
+//                    next tile into a second staging area (cp.async) while it stores this one.
+//                    A first version took the next tile a round ahead: 3.07-3.08 ms on 2^25 int32
+//                    (0.03-0.04x CUB, H100 and H200, driver 580.159.04, 2026-11-23), its tiles
+//                    waiting on each other block after block; it now takes it after the look-back
+//                    (right on the CPU backend; not yet timed on a GPU).
 //                    Blocks of 512 threads (two 40 KiB staging areas), or of 256 where a block
 //                    cannot have 80 KiB of shared memory (sm_75)
 #include <stdexcept>
@@ -152,13 +149,6 @@ __device__ __forceinline__ void commit_copies() {
   asm volatile("cp.async.commit_group;\n" ::: "memory");
 #endif
 }
-// Waits for this thread's copies but those of the group committed last.
-__device__ __forceinline__ void wait_all_but_last_copies() {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
-  asm volatile("cp.async.wait_group 1;\n" ::: "memory");
-#endif
-}
-
 // Starts copying tile `tile` into its staged slots (zeros past n).
 __device__ __forceinline__ void stage_tile(const int* d_in, int n, long long tile, int4* s_stage) {
   const long long start = tile * tile_elements(blockDim.x);
@@ -171,6 +161,16 @@ __device__ __forceinline__ void stage_tile(const int* d_in, int n, long long til
   }
 }
 
+// Waits for every copy this thread started.
+__device__ __forceinline__ void wait_all_copies() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 800
+  asm volatile("cp.async.wait_group 0;\n" ::: "memory");
+#endif
+}
+
+// The next tile is taken only once this one has published its prefix: a tile taken earlier (as
+// the first version did, a round ahead) sat unscanned while its block finished the tile before,
+// and every later tile's look-back waited for it, block after block (3.07 ms on 2^25 int32).
 template <int kThreads>
 __global__ void __launch_bounds__(kThreads, 2)
     v7_persistent(const int* d_in, int n, int* d_out, unsigned long long* d_states, unsigned* d_next_tile,
@@ -178,31 +178,29 @@ __global__ void __launch_bounds__(kThreads, 2)
   constexpr int kStage = kThreads * kStagedRowVectors;  // int4 of one staging area
   extern __shared__ __align__(16) int4 s_stages[];     // two staging areas
   __shared__ int warp_totals[kWarpSize];
-  __shared__ int s_first;     // the block's first two tiles: s_first and s_first + 1
-  __shared__ int s_claim[2];  // the tile after the next, one slot per staging area
+  __shared__ int s_tile;
   __shared__ int s_prefix;
-  if (threadIdx.x == 0) s_first = static_cast<int>(atomicAdd(d_next_tile, 2u));
+  if (threadIdx.x == 0) s_tile = static_cast<int>(atomicAdd(d_next_tile, 1u));
   __syncthreads();
-  long long tile = s_first;
-  int next = s_first + 1;
+  long long tile = s_tile;
   if (tile >= tiles) return;
   int buffer = 0;
   stage_tile(d_in, n, tile, s_stages);
   commit_copies();
   while (true) {
     int4* current = s_stages + buffer * kStage;
+    wait_all_copies();
+    __syncthreads();  // every thread's copies of this tile have landed; s_tile is read
+    scan_staged_tile(current, tile, d_states, warp_totals, &s_prefix);  // ends with a barrier
+    if (threadIdx.x == 0) s_tile = static_cast<int>(atomicAdd(d_next_tile, 1u));
+    __syncthreads();
+    const int next = s_tile;
+    // The next tile's loads fly while this one is stored.
     if (next < tiles) stage_tile(d_in, n, next, s_stages + (1 - buffer) * kStage);
-    commit_copies();  // an empty group when there is no next tile: the wait below stays the same
-    // Taken now, read after this round's barriers: the atomic's latency hides behind the scan.
-    if (threadIdx.x == 0 && next < tiles) s_claim[buffer] = static_cast<int>(atomicAdd(d_next_tile, 1u));
-    wait_all_but_last_copies();
-    __syncthreads();  // every thread's copies of this tile have landed
-    scan_staged_tile(current, tile, d_states, warp_totals, &s_prefix);
+    commit_copies();
     store_staged(d_out, tile * tile_elements(blockDim.x), n, current);
     if (next >= tiles) break;
-    __syncthreads();  // this staging area is read out before the next round copies into it
     tile = next;
-    next = s_claim[buffer];
     buffer = 1 - buffer;
   }
 }
