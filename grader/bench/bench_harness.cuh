@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include <cuda_profiler_api.h>
+
 #include "grader/bench/bench_inputs.hpp"
 #include "grader/bench/bench_report.hpp"
 #include "grader/core/compare.hpp"
@@ -32,6 +34,7 @@ struct Options {
   std::string out_dir;
   int runs = 20;
   std::string only;
+  bool profile = false;  // run each kernel once between cudaProfilerStart and Stop, untimed (for ncu)
 };
 
 // The yardsticks of one input, measured before its kernels; 0 = not relevant to this input.
@@ -101,7 +104,7 @@ class EdgeSuite {
 
 class Bench {
  public:
-  explicit Bench(const Options& options) : timing_{3, options.runs, true} {}
+  explicit Bench(const Options& options) : timing_{3, options.runs, true}, profile_(options.profile) {}
 
   // `check`'s verdict on kernel `kernel` ("" = every edge case right), computed on the first call
   // for that kernel only: the groups run once per input distribution.
@@ -123,7 +126,17 @@ class Bench {
     row.bytes = bytes;
     row.is_yardstick = is_yardstick;
     d_out.fill_poison();
+    if (profile_) {
+      // profile_references.py pairs this line with the kernels the profiler reports after it.
+      std::printf("==BENCH== %s | %s | %s\n", group.c_str(), kernel.c_str(), distribution.c_str());
+      std::fflush(stdout);
+      cudaProfilerStart();
+    }
     run();
+    if (profile_) {
+      cudaDeviceSynchronize();
+      cudaProfilerStop();
+    }
     grader::check_kernel_ran(kernel, launch);
     row.correct = edge_failure.empty() &&
                   grader::compare_exact(expected, d_out.download(),
@@ -131,7 +144,7 @@ class Bench {
     if (!edge_failure.empty()) {
       std::printf("%s: wrong on the edge case \"%s\"\n", kernel.c_str(), edge_failure.c_str());
     }
-    if (row.correct) {
+    if (row.correct && !profile_) {
       row.time = grader::time_gpu_ms(run, timing_);
       fill_ratios(row, y);
     }
@@ -173,6 +186,7 @@ class Bench {
   }
 
   grader::TimingOptions timing_;
+  bool profile_;
   std::vector<Row> rows_;
   std::map<std::string, std::string> edge_verdicts_;
 };

@@ -115,6 +115,7 @@ void bench_4096_bins(Bench& b, Distribution dist) {
   grader::DeviceBuffer<unsigned int> d_values(values);
   grader::DeviceBuffer<unsigned int> d_bins(kBins);
   grader::DeviceBuffer<unsigned int> d_done(std::vector<unsigned int>{0});  // v2's block counter
+  grader::DeviceBuffer<unsigned int> d_accumulator(std::vector<unsigned int>(kBins, 0));  // v3's
   const unsigned int* in = d_values.data();
   unsigned int* out = d_bins.data();
   const int* in_as_int = reinterpret_cast<const int*>(in);  // the values are < 4096: same bits
@@ -137,6 +138,7 @@ void bench_4096_bins(Bench& b, Distribution dist) {
 
   const ref::GridLaunch launch = ref::shared_grid_launch(sm_count());
   unsigned* done = d_done.data();
+  unsigned* accumulator = d_accumulator.data();
   const EdgeRun<unsigned, unsigned> wide = [=](const unsigned* i, int k, unsigned* o) {
     ref::histogram_4096_v1_wide(i, k, o, launch);
   };
@@ -146,6 +148,9 @@ void bench_4096_bins(Bench& b, Distribution dist) {
   };
   const EdgeRun<unsigned, unsigned> saturated = [=](const unsigned* i, int k, unsigned* o) {
     ref::histogram_4096_v2_saturated(i, k, o, kSaturationCap, done, launch);
+  };
+  const EdgeRun<unsigned, unsigned> rotated = [=](const unsigned* i, int k, unsigned* o) {
+    ref::histogram_4096_v3_rotated(i, k, o, kSaturationCap, accumulator, launch);
   };
   auto edges = [&](const std::string& kernel, const EdgeRun<unsigned, unsigned>& run, bool cap) {
     return b.edges(kernel, [&] {
@@ -164,6 +169,9 @@ void bench_4096_bins(Bench& b, Distribution dist) {
   b.measure(group, "4096 v2 saturated by the last block", grader::describe(launch) + ", cap 127", name,
             bytes, capped, d_bins, [&] { saturated(in, n, out); }, y, false,
             edges("4096 v2 saturated by the last block", saturated, true));
+  b.measure(group, "4096 v3 saturated, rotated merge", grader::describe(launch) + ", cap 127", name,
+            bytes, capped, d_bins, [&] { rotated(in, n, out); }, y, false,
+            edges("4096 v3 saturated, rotated merge", rotated, true));
 }
 
 }  // namespace bench

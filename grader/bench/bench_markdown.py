@@ -72,7 +72,19 @@ def render(report):
     for group, rows in groups.items():
         lines += scan_table(rows) if group == SCAN_GROUP else group_table(group, rows)
         lines.append("")
+    lines += targets_table(report.get("targets", []))
     return "\n".join(lines)
+
+
+def targets_table(targets):
+    """The run's goals (benchmark.cu's evaluate_targets), each met or missed."""
+    if not targets:
+        return []
+    lines = ["**Targets**", "", "| target | goal | measured | kernel |", "|---|---|---|---|"]
+    for t in targets:
+        verdict = "met" if t["met"] else "**missed**"
+        lines.append(f"| {t['target']} | {t['goal']:g} | {number(t['measured'], 2)}: {verdict} | {t['kernel']} |")
+    return lines + [""]
 
 
 def main(argv=None):

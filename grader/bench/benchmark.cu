@@ -6,7 +6,9 @@
 // and not timed. The groups live in bench_*.cu; this file runs them and writes the report.
 //   meson compile -C build bench      or      build/grader/bench/kernel_benchmark --out DIR
 // Options: --out DIR (writes benchmark.txt, .json, .csv), --runs N (timed runs, at least 20),
-//          --only TEXT (only the groups whose name contains TEXT, e.g. --only scan).
+//          --only TEXT (only the groups whose name contains TEXT, e.g. --only scan),
+//          --profile (each kernel once, untimed, between cudaProfilerStart and Stop: for ncu, through
+//          profile_references.py).
 #include <cctype>
 #include <cstdio>
 #include <ctime>
@@ -73,12 +75,14 @@ Options parse(int argc, char** argv) {
       if (o.runs < 20) throw std::runtime_error("--runs: at least 20 timed runs");
     } else if (arg.rfind("--only", 0) == 0) {
       o.only = value("--only");
+    } else if (arg == "--profile") {
+      o.profile = true;
     } else if (arg.rfind("--data", 0) == 0) {
       // The run target passes the standard data file like every tool's; inputs are generated here.
       if (arg == "--data") ++i;
     } else {
       throw std::runtime_error("unknown option " + arg +
-                               " (options: --out DIR, --runs N, --only TEXT)");
+                               " (options: --out DIR, --runs N, --only TEXT, --profile)");
     }
   }
   return o;

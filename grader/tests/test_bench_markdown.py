@@ -31,6 +31,10 @@ REPORT = {
         dict(row("1024-bin histogram", "v3", "all equal", 0.05), result="wrong"),
         row("scan (int32)", "v6", "uniform", 0.1, copy_percent=67.0, speedup_vs_cub=0.93),
     ],
+    "targets": [
+        {"target": "scan: % of CUB", "kernel": "v6", "goal": 100, "measured": 93.0, "met": False},
+        {"target": "1024: % of read (uniform)", "kernel": "v2", "goal": 90, "measured": 91.25, "met": True},
+    ],
 }
 
 
@@ -40,6 +44,11 @@ class BenchMarkdownTest(unittest.TestCase):
         self.assertIn("| kernel | uniform | all equal |", text)
         self.assertIn("| v2 | 0.0500 ms (80.0 % read, 60.0× base, 9.50× CUB) |  |", text)
         self.assertIn("Test GPU (sm_90, 1 SMs), driver 1.0, CUDA runtime 13.0, 2026-01-01 00:00 UTC", text)
+
+    def test_targets_say_met_or_missed(self):
+        text = bm.render(REPORT)
+        self.assertIn("| scan: % of CUB | 100 | 93.00: **missed** | v6 |", text)
+        self.assertIn("| 1024: % of read (uniform) | 90 | 91.25: met | v2 |", text)
 
     def test_a_wrong_result_is_shown_not_timed(self):
         self.assertIn("| v3 |  | WRONG |", bm.render(REPORT))

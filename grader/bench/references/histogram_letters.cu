@@ -11,7 +11,9 @@
 //                  an and-or) where a block cannot have 64 KiB (sm_75)
 // Measured on an H100 80GB HBM3 (driver 580.159.04, 2026-11-23): v1 21.3 / 21.3 / 21.8 % of read
 // (uniform / normal / all equal), v2 96.0 / 95.8 / 96.5 %; on an H200 (same driver and date) v2
-// 92.5 / 89.9 / 89.2 %: just short of 90 % on normal and all-equal text.
+// 92.5 / 89.9 / 89.2 %, and 89.5 to 93.0 % on each input over three later runs: at 90 % give or take
+// the run. Asking L2 for the vector after the next as well (prefetch.global.L2, no register) made
+// it slower: 95.1-95.4 % on the H100, 82.0-84.5 % on the H200.
 // v2's cost per byte (estimated from its SASS, not measured): a byte permute for the table offset,
 // a shared load (a warp's 32 hit 32 banks), half an add, half a fold: about 2 integer instructions
 // a byte, half what 132 SMs can issue at the H200's read bandwidth, so the memory sets the pace.

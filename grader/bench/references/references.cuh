@@ -68,6 +68,10 @@ void saturate_4096_v1(unsigned* d_bins, int num_bins, unsigned cap);  // in plac
 // d_done: one unsigned, zero before the first call; every call leaves it zero.
 void histogram_4096_v2_saturated(const unsigned* d_values, int n, unsigned* d_bins, unsigned cap,
                                  unsigned* d_done, GridLaunch launch);
+// v3: the histogram into d_accumulator (kBins4096 unsigned, zero before the first call; every call
+// leaves it zero), then a finisher caps it into d_bins: no memset, no handshake.
+void histogram_4096_v3_rotated(const unsigned* d_values, int n, unsigned* d_bins, unsigned cap,
+                               unsigned* d_accumulator, GridLaunch launch);
 
 // ---- histogram_bytes.cu: 256 bins of bytes (lab 03 (b), lab 06 stage 1) -------------------------
 constexpr int kByteBins = 256;
@@ -95,12 +99,11 @@ void scan_v2_blelloch(const int* d_in, int n, int* d_out, int tile);
 void scan_v3_blelloch_padded(const int* d_in, int n, int* d_out, int tile);
 void scan_v4_warp_shuffle(const int* d_in, int n, int* d_out, int tile);
 
-// ---- scan_array.cu: inclusive scan of a whole int32 array (lab 05 v5, v6, then v7) --------------
+// ---- scan_array.cu: inclusive scan of a whole int32 array (lab 05 v5 and v6) -------------------
 // d_workspace: scan_workspace_bytes(n) bytes, any content (each call initializes what it uses).
 std::size_t scan_workspace_bytes(int n);
 void scan_v5_multi_block(const int* d_in, int n, int* d_out, void* d_workspace, int threads_per_block);
 void scan_v6_single_pass(const int* d_in, int n, int* d_out, void* d_workspace);
-void scan_v7_persistent(const int* d_in, int n, int* d_out, void* d_workspace);
 constexpr int kMultiBlockThreads = 128;            // v5's block size (lab 05's sweep)
 
 // ---- equalization.cu: histogram equalization of n 8-bit pixels (lab 06) ------------------------
