@@ -1,11 +1,18 @@
-// Inclusive scans of a whole int32 array: lab 05 v5 and v6 (handout 05).
+// Inclusive scans of a whole int32 array: lab 05 v5 and v6 (handout 05), then v7.
 //   v5 multi-block   three passes: each tile's total, one block scans the totals, each tile scanned
 //                    again from its offset (reads the input twice: at best 2/3 of a copy)
 //   v6 single pass   tiles taken in order from a counter; each publishes its total, then looks back
 //                    over its predecessors' states for its prefix (decoupled look-back); tiles staged
 //                    through shared memory so a thread scans 16 consecutive elements: 0.95x CUB
-// Measured on an H100 80GB HBM3 (driver 580.159.04, 2026-11-23, 2^25 int32): v6 0.95-0.97x CUB,
-// 74.5-75.4 % of a device copy (CUB 77.7-78.6 %). Tried after v6, each slower in the same run:
+//   v7 wide rows     v6 with blocks of 128 threads, 48 consecutive elements each (tiles of 6144):
+//                    a quarter of the warps meet at each barrier while warp 0 looks back, and each
+//                    thread has 12 loads in flight
+// Measured on an H100 80GB HBM3 (driver 580.159.04, 2026-11-23, 2^25 int32): v6 0.94-0.97x CUB,
+// 74.5-75.4 % of a device copy (CUB 77.7-79.1 %); v7 0.996-1.01x CUB, 78.8-79.1 %. On an H200
+// (same driver and date): v6 0.95x, v7 1.01x CUB (70.9 % of a copy; CUB 70.3 %). Threads x
+// elements a thread, each in one run beside CUB (H100): 128 x 32 0.95x, 128 x 48 1.00x, 128 x 64
+// 1.00x, 128 x 80 0.98x, 64 x 64 0.97x, 64 x 96 0.99x, 96 x 64 0.97x, 160 x 48 0.99x, 192 x 48
+// 0.98x, 256 x 24 0.92x, 256 x 32 0.95x. Tried after v6, each slower than v6 in the same run:
 //   persistent blocks, the next tile copied in (cp.async) while this one is stored   59.4 %
 //     (two blocks of 512 an SM: half v6's occupancy)
 //   states tagged with the call's number instead of a memset launch                   69.6 %
@@ -13,8 +20,8 @@
 //   each warp staging its own 512 elements (__syncwarp instead of two barriers)       66.6 %
 //   blocks of 256 or 128 (tiles of 4096 or 2048 elements)                            73.5, 72.1 %
 //   the look-back's polls spaced by __nanosleep (32 to 400 ns, doubling)              no gain
-// ncu puts v6's warps mostly at barriers (51 cycles per issued instruction) with DRAM at 64 % of
-// its peak; CUB's at 68 %. Closing the gap to a copy is open.
+// ncu (H100): v6's warps wait mostly at barriers, 50 cycles per issued instruction, v7's 24 and
+// CUB's 28; DRAM at 66, 68 and 66 % of its peak. A copy's 90 % is still open.
 #include "grader/bench/references/references.cuh"
 #include "grader/bench/references/scan_common.cuh"
 
@@ -66,6 +73,23 @@ __global__ void v5_scan_tiles(const int* d_in, int n, int* d_out, const int* d_o
 constexpr int kSinglePassThreads = 512;
 constexpr int kStageVectors = kSinglePassThreads * kStagedRowVectors;  // 40 KiB
 
+// Warp 0 of tile `tile`, whose total is `aggregate`: publishes the total, looks back for the
+// tile's prefix, publishes the prefix with the total; thread 0 leaves the prefix in *s_prefix for
+// the block, after the caller's barrier.
+__device__ __forceinline__ void publish_and_look_back(long long tile, int aggregate, unsigned long long* d_states,
+                                                      int* s_prefix) {
+  if (threadIdx.x >= kWarpSize) return;
+  int prefix = 0;
+  if (tile == 0) {
+    if (threadIdx.x == 0) publish(d_states, 0, kPrefix, aggregate);
+  } else {
+    if (threadIdx.x == 0) publish(d_states, tile, kAggregate, aggregate);
+    prefix = look_back(d_states, tile);
+    if (threadIdx.x == 0) publish(d_states, tile, kPrefix, prefix + aggregate);
+  }
+  if (threadIdx.x == 0) *s_prefix = prefix;
+}
+
 // Scans the staged tile `tile` in place (s_stage: this thread's row read, scanned, written back),
 // publishing its total and then its prefix; ends with a barrier.
 __device__ __forceinline__ void scan_staged_tile(int4* s_stage, long long tile, unsigned long long* d_states,
@@ -74,17 +98,7 @@ __device__ __forceinline__ void scan_staged_tile(int4* s_stage, long long tile, 
   const int own = scan_own(mine);
   const int threads_before = block_inclusive_scan(own, warp_totals) - own;
   const int aggregate = warp_totals[blockDim.x / kWarpSize - 1];
-  if (threadIdx.x < kWarpSize) {
-    int prefix = 0;
-    if (tile == 0) {
-      if (threadIdx.x == 0) publish(d_states, 0, kPrefix, aggregate);
-    } else {
-      if (threadIdx.x == 0) publish(d_states, tile, kAggregate, aggregate);
-      prefix = look_back(d_states, tile);
-      if (threadIdx.x == 0) publish(d_states, tile, kPrefix, prefix + aggregate);
-    }
-    if (threadIdx.x == 0) *s_prefix = prefix;
-  }
+  publish_and_look_back(tile, aggregate, d_states, s_prefix);
   __syncthreads();
   add_to_all(mine, *s_prefix + threads_before);
   write_row(s_stage, mine);
@@ -119,14 +133,105 @@ __global__ void __launch_bounds__(kSinglePassThreads)
   store_staged(d_out, start, n, s_stage);
 }
 
+// ---- v7 ----------------------------------------------------------------------------------------
+// v6's single pass with a quarter of its threads, each owning three times the elements: kV int4
+// (4 kV consecutive elements) a thread, staged in rows padded to kV + 1 int4.
+constexpr int kWideRowThreads = 128;
+constexpr int kWideRowVectors = 12;  // 48 elements a thread, 6144 a tile
+
+template <int kThreads, int kV>
+__global__ void __launch_bounds__(kThreads)
+    v7_wide_rows(const int* d_in, int n, int* d_out, unsigned long long* d_states, unsigned* d_next_tile) {
+  constexpr int kRow = kV + 1;
+  constexpr long long kTile = 4LL * kV * kThreads;
+  __shared__ int4 s_stage[kThreads * kRow];
+  __shared__ int warp_totals[kWarpSize];
+  __shared__ long long s_tile;
+  __shared__ int s_prefix;
+  if (threadIdx.x == 0) s_tile = atomicAdd(d_next_tile, 1u);
+  __syncthreads();
+  const long long tile = s_tile;
+  const long long start = tile * kTile;
+  const bool whole = start + kTile <= n;
+#pragma unroll
+  for (int k = 0; k < kV; ++k) {
+    const int vector = k * kThreads + threadIdx.x;
+    const long long first = start + 4LL * vector;
+    int4 v;
+    if (whole) {
+      v = reinterpret_cast<const int4*>(d_in + start)[vector];
+    } else {
+      v.x = first < n ? d_in[first] : 0;
+      v.y = first + 1 < n ? d_in[first + 1] : 0;
+      v.z = first + 2 < n ? d_in[first + 2] : 0;
+      v.w = first + 3 < n ? d_in[first + 3] : 0;
+    }
+    s_stage[(vector / kV) * kRow + vector % kV] = v;
+  }
+  __syncthreads();
+  int4 mine[kV];
+  int own = 0;
+#pragma unroll
+  for (int k = 0; k < kV; ++k) {
+    int4 v = s_stage[threadIdx.x * kRow + k];
+    v.x += own;
+    v.y += v.x;
+    v.z += v.y;
+    v.w += v.z;
+    own = v.w;
+    mine[k] = v;
+  }
+  const int threads_before = block_inclusive_scan(own, warp_totals) - own;
+  const int aggregate = warp_totals[kThreads / kWarpSize - 1];
+  publish_and_look_back(tile, aggregate, d_states, &s_prefix);
+  __syncthreads();
+  const int add = s_prefix + threads_before;
+#pragma unroll
+  for (int k = 0; k < kV; ++k) {
+    int4 v = mine[k];
+    v.x += add;
+    v.y += add;
+    v.z += add;
+    v.w += add;
+    s_stage[threadIdx.x * kRow + k] = v;
+  }
+  __syncthreads();
+#pragma unroll
+  for (int k = 0; k < kV; ++k) {
+    const int vector = k * kThreads + threadIdx.x;
+    const long long first = start + 4LL * vector;
+    const int4 v = s_stage[(vector / kV) * kRow + vector % kV];
+    if (whole) {
+      reinterpret_cast<int4*>(d_out + start)[vector] = v;
+    } else {
+      if (first < n) d_out[first] = v.x;
+      if (first + 1 < n) d_out[first + 1] = v.y;
+      if (first + 2 < n) d_out[first + 2] = v.z;
+      if (first + 3 < n) d_out[first + 3] = v.w;
+    }
+  }
+}
+
+template <int kThreads, int kV>
+void launch_wide_rows(const int* d_in, int n, int* d_out, void* d_workspace) {
+  if (n == 0) return;
+  constexpr long long kTile = 4LL * kV * kThreads;
+  const int tiles = static_cast<int>((n + kTile - 1) / kTile);
+  auto* d_states = static_cast<unsigned long long*>(d_workspace);
+  cudaMemsetAsync(d_workspace, 0, sizeof(unsigned long long) * (tiles + 1));
+  v7_wide_rows<kThreads, kV><<<tiles, kThreads>>>(d_in, n, d_out, d_states,
+                                                  reinterpret_cast<unsigned*>(d_states + tiles));
+}
+
 }  // namespace
 
 // One int per v5 tile (the smallest tile is 128 * 16 elements), or one state per single-pass tile
-// (512 * 16 elements) plus the tile counter, whichever is larger.
+// (v6's of 512 * 16 elements and v7's of 128 * 48 are no smaller than 128 * 16) plus the tile
+// counter, whichever is larger.
 std::size_t scan_workspace_bytes(int n) {
   const std::size_t v5 = sizeof(int) * (static_cast<std::size_t>(tiles_for(n, kMultiBlockThreads)) + 4);
   const std::size_t single =
-      sizeof(unsigned long long) * (static_cast<std::size_t>(tiles_for(n, kSinglePassThreads)) + 2);
+      sizeof(unsigned long long) * (static_cast<std::size_t>(tiles_for(n, 128)) + 2);
   return v5 > single ? v5 : single;
 }
 
@@ -146,6 +251,10 @@ void scan_v6_single_pass(const int* d_in, int n, int* d_out, void* d_workspace) 
   cudaMemsetAsync(d_workspace, 0, sizeof(unsigned long long) * (tiles + 1));  // states and counter
   v6_single_pass<<<tiles, kSinglePassThreads>>>(d_in, n, d_out, d_states,
                                                 reinterpret_cast<unsigned*>(d_states + tiles));
+}
+
+void scan_v7_wide_rows(const int* d_in, int n, int* d_out, void* d_workspace) {
+  launch_wide_rows<kWideRowThreads, kWideRowVectors>(d_in, n, d_out, d_workspace);
 }
 
 }  // namespace bench::reference
