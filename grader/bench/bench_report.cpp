@@ -148,7 +148,7 @@ std::vector<Target> evaluate_targets(const std::vector<Row>& rows) {
   }
   const std::string scan = "scan (int32)";
   for (const std::string& d : distributions_of(rows, scan)) {
-    const Row* best = fastest(rows, scan, d, {"v5 multi-block", "v6 single pass", "v7 wide rows"});
+    const Row* best = fastest(rows, scan, d, {"v5 multi-block", "v6 single pass", "v7 wide rows", "v8 tagged"});
     add("whole-array scan, fastest reference: % of CUB's throughput", best, 100,
         [](const Row& r) { return 100 * r.vs_cub; });
     add("whole-array scan, fastest reference: % of copy bandwidth", best, 90, copy);
