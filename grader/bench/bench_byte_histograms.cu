@@ -49,6 +49,8 @@ void bench_bytes(Bench& b, Distribution dist) {
   Yardsticks y;
   const grader::Measurement read = grader::measure_read_bandwidth(in_as_int, bytes.size() / 4);
   y.read_ms = read.time_ms.median;
+  grader::DeviceBuffer<int> d_sink(1);
+  y.read = [&] { grader::read_everything_once(in_as_int, bytes.size() / 4, d_sink.data()); };
   b.yardstick(group, "grader streaming read", name, read, y);
   const int blocks = 4 * sm_count();
   const Row& base = b.measure(group, "global atomics on bytes (baseline)",
@@ -62,6 +64,7 @@ void bench_bytes(Bench& b, Distribution dist) {
   const Row& cub_row = b.measure(group, "CUB HistogramEven", "CUB's own", name, in_bytes, expected,
                                  d_bins, [&] { cub(); }, y, true);
   y.cub_ms = cub_row.time.median;
+  y.cub = [&] { cub(); };
 
   const ref::GridLaunch v2 = ref::bytes_v2_launch(sm_count());
   const ref::GridLaunch v3 = ref::bytes_v3_launch(sm_count());
@@ -87,6 +90,7 @@ void bench_bytes(Bench& b, Distribution dist) {
   // Letters: 7 bins; random bytes hold a tenth of letters, all-equal bytes are all 'e'.
   Yardsticks letters_y;
   letters_y.read_ms = y.read_ms;
+  letters_y.read = y.read;
   grader::DeviceBuffer<unsigned int> d_letters(ref::kLetterBins);
   const std::vector<unsigned> letters = grader::cpu_letter_histogram(bytes, ref::kLettersPerBin);
   const ref::GridLaunch l1 = ref::shared_grid_launch(sm_count());

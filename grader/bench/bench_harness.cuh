@@ -38,8 +38,13 @@ struct Options {
 };
 
 // The yardsticks of one input, measured before its kernels; 0 = not relevant to this input.
+// `read`, `copy` and `cub`, where set, are those yardsticks' work, timed again in turn with each
+// kernel (grader::time_gpu_ms_in_turn): the kernel's ratio to one is the median of the runs' ratios,
+// so a drift of the GPU's clocks between the yardstick's measurement and the kernel's cannot move
+// it. The baseline's ratio always divides by baseline_ms.
 struct Yardsticks {
   double read_ms = 0, copy_ms = 0, baseline_ms = 0, cub_ms = 0;
+  std::function<void()> read, copy, cub;
 };
 
 // A kernel run on d_in[0..n) into d_out, and the CPU's answer for an input.
@@ -144,10 +149,7 @@ class Bench {
     if (!edge_failure.empty()) {
       std::printf("%s: wrong on the edge case \"%s\"\n", kernel.c_str(), edge_failure.c_str());
     }
-    if (row.correct && !profile_) {
-      row.time = grader::time_gpu_ms(run, timing_);
-      fill_ratios(row, y);
-    }
+    if (row.correct && !profile_) time_in_turn_with_yardsticks(row, run, y);
     print(row);
     return rows_.back();
   }
@@ -174,6 +176,33 @@ class Bench {
     rows_.push_back(row);
     std::printf("%s\n", format_row(row).c_str());
     std::fflush(stdout);
+  }
+
+  // Times `run` in turn with the yardsticks `y` carries work for; fills the row's time and ratios.
+  void time_in_turn_with_yardsticks(Row& row, const std::function<void()>& run, const Yardsticks& y) {
+    struct InTurn {
+      const std::function<void()>& work;
+      double& ratio;
+      double scale;
+    };
+    const InTurn candidates[] = {{y.read, row.read_percent, 100},
+                                 {y.copy, row.copy_percent, 100},
+                                 {y.cub, row.vs_cub, 1}};
+    std::vector<std::function<void()>> works{run};
+    std::vector<const InTurn*> in_turn;
+    for (const InTurn& c : candidates) {
+      if (!c.work) continue;
+      works.push_back(c.work);
+      in_turn.push_back(&c);
+    }
+    const std::vector<std::vector<double>> times = grader::time_gpu_ms_in_turn(works, timing_);
+    row.time = grader::summarize(times[0]);
+    fill_ratios(row, y);
+    for (std::size_t w = 1; w < works.size(); ++w) {
+      std::vector<double> ratios;
+      for (std::size_t i = 0; i < times[0].size(); ++i) ratios.push_back(times[w][i] / times[0][i]);
+      in_turn[w - 1]->ratio = in_turn[w - 1]->scale * grader::summarize(ratios).median;
+    }
   }
 
   static void fill_ratios(Row& row, const Yardsticks& y) {

@@ -62,10 +62,16 @@ def scan_table(rows):
     return lines
 
 
+# Reports since the yardsticks are timed in turn with each kernel say so ("ratios": "in turn").
+IN_TURN = ("; ratios to the read, the copy and CUB are the medians of the runs' ratios, those "
+           "yardsticks timed in turn with each kernel.")
+
+
 def render(report):
     machine = report["machine"]
     lines = [f"{machine['gpu']}, driver {machine['driver']}, CUDA runtime {machine['cuda_runtime']}, "
-             f"{machine['date']}; medians of {machine['timed_runs']} runs, L2 flushed before each.", ""]
+             f"{machine['date']}; medians of {machine['timed_runs']} runs, L2 flushed before each"
+             + (IN_TURN if machine.get("ratios") == "in turn" else "."), ""]
     groups = {}
     for row in report["rows"]:
         groups.setdefault(row["group"], []).append(row)

@@ -59,23 +59,32 @@ class Event {
 }  // namespace
 
 Summary time_gpu_ms(const std::function<void()>& work, const TimingOptions& options) {
+  return summarize(time_gpu_ms_in_turn({work}, options).front());
+}
+
+std::vector<std::vector<double>> time_gpu_ms_in_turn(const std::vector<std::function<void()>>& works,
+                                                     const TimingOptions& options) {
   static L2Flusher flusher;
-  for (int i = 0; i < options.warmup_runs; ++i) work();
+  for (int i = 0; i < options.warmup_runs; ++i) {
+    for (const auto& work : works) work();
+  }
   GRADER_CUDA_CHECK(cudaDeviceSynchronize());
   Event start, stop;
-  std::vector<double> times;
+  std::vector<std::vector<double>> times(works.size());
   for (int i = 0; i < options.timed_runs; ++i) {
-    if (options.flush_l2) flusher.flush();
-    GRADER_CUDA_CHECK(cudaEventRecord(start.get()));
-    work();
-    GRADER_CUDA_CHECK(cudaEventRecord(stop.get()));
-    GRADER_CUDA_CHECK(cudaEventSynchronize(stop.get()));
-    GRADER_CUDA_CHECK(cudaGetLastError());
-    float ms = 0;
-    GRADER_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
-    times.push_back(ms);
+    for (std::size_t w = 0; w < works.size(); ++w) {
+      if (options.flush_l2) flusher.flush();
+      GRADER_CUDA_CHECK(cudaEventRecord(start.get()));
+      works[w]();
+      GRADER_CUDA_CHECK(cudaEventRecord(stop.get()));
+      GRADER_CUDA_CHECK(cudaEventSynchronize(stop.get()));
+      GRADER_CUDA_CHECK(cudaGetLastError());
+      float ms = 0;
+      GRADER_CUDA_CHECK(cudaEventElapsedTime(&ms, start.get(), stop.get()));
+      times[w].push_back(ms);
+    }
   }
-  return summarize(times);
+  return times;
 }
 
 }  // namespace grader

@@ -2,6 +2,7 @@
 // warm-up runs first, the L2 cache flushed before every run, the median of many runs.
 #pragma once
 #include <functional>
+#include <vector>
 
 #include "grader/core/statistics.hpp"
 
@@ -15,5 +16,12 @@ struct TimingOptions {
 
 // Milliseconds per call of `work` (which launches kernels on the default stream).
 Summary time_gpu_ms(const std::function<void()>& work, const TimingOptions& options = {});
+
+// Milliseconds of each of `works`, timed in turn: every run times works[0], works[1], ... one
+// after the other, each after its own flush, so a drift of the GPU's clocks during the measurement
+// reaches them all alike and the ratio of run i's times compares like with like. Result [w][i]:
+// work w's time in run i.
+std::vector<std::vector<double>> time_gpu_ms_in_turn(const std::vector<std::function<void()>>& works,
+                                                     const TimingOptions& options = {});
 
 }  // namespace grader

@@ -45,6 +45,12 @@ class BenchMarkdownTest(unittest.TestCase):
         self.assertIn("| v2 | 0.0500 ms (80.0 % read, 60.0× base, 9.50× CUB) |  |", text)
         self.assertIn("Test GPU (sm_90, 1 SMs), driver 1.0, CUDA runtime 13.0, 2026-01-01 00:00 UTC", text)
 
+    def test_the_header_says_how_the_ratios_were_timed(self):
+        self.assertIn("L2 flushed before each.", bm.render(REPORT))  # a report from before "in turn"
+        in_turn = dict(REPORT, machine=dict(REPORT["machine"], ratios="in turn"))
+        self.assertIn("L2 flushed before each; ratios to the read, the copy and CUB are the medians "
+                      "of the runs' ratios", bm.render(in_turn))
+
     def test_targets_say_met_or_missed(self):
         text = bm.render(REPORT)
         self.assertIn("| scan: % of CUB | 100 | 93.00: **missed** | v6 |", text)
