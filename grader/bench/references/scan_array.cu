@@ -27,7 +27,14 @@
 //   the look-back's polls spaced by __nanosleep (32 to 400 ns, doubling)              no gain
 // ncu (H100, handouts/figures/bench/h100_profile.csv): v6's warps wait mostly at barriers, 49
 // cycles per issued instruction, v7's 25 and CUB's 28; DRAM at 61, 68 and 67 % of its peak. A
-// copy's 90 % is still open.
+// copy's 90 % is still open. Tried after v8 (H100, 2026-11-24, three runs each, % of a copy, v8
+// 79.5-80.3 % in the same runs):
+//   whole tiles loaded and stored with evict-first hints (__ldcs, __stcs)             67.9-68.4 %
+//   loads through the read-only path (__ldg)                                          66.8-67.3 %
+//   loads with a 256-byte L2 prefetch (ld.global.nc.L2::256B)                          65.3-65.8 %
+//     (the SASS of both shows each load issued just before its shared store: one 16-byte load
+//     in flight a thread, where v8's plain loads are all twelve issued first)
+//   the same two with the twelve loads written first into registers         79.0-79.4, 78.2-79.0 %
 #include "grader/bench/references/references.cuh"
 #include "grader/bench/references/scan_common.cuh"
 
