@@ -45,6 +45,7 @@ void bench_equalization(Bench& b, Distribution dist, const std::vector<unsigned 
   };
   const std::string edge_v1 = edges("lab06 equalize (4 stages)", ref::equalize_v1);
   const std::string edge_v2 = edges("equalize v2 (2 launches)", ref::equalize_v2);
+  const std::string edge_v3 = edges("equalize v3 (1 cooperative launch)", ref::equalize_v3);
 
   const std::vector<unsigned> histogram = grader::cpu_gray_histogram(bytes);
   const std::vector<unsigned> cdf = grader::cpu_exclusive_cdf(histogram);
@@ -80,6 +81,12 @@ void bench_equalization(Bench& b, Distribution dist, const std::vector<unsigned 
             [&] { ref::remap_v2(in, n, buffers.d_lut.data(), d_out.data()); }, copy_y, false, edge_v2);
   b.measure(eq, "equalize v2 (2 launches)", image, name, 2.0 * n, remapped, d_out,
             [&] { ref::equalize_v2(in, n, d_out.data(), workspace); }, copy_y, false, edge_v2);
+  const ref::FusedLaunch& v3 = ref::equalize_v3_launch();
+  b.measure(eq, "equalize v3 (1 cooperative launch)",
+            std::to_string(v3.blocks) + " blocks of 1024, " + std::to_string(v3.held_vectors / 64) +
+                " KiB of the image held by each",
+            name, 2.0 * n, remapped, d_out, [&] { ref::equalize_v3(in, n, d_out.data(), workspace); },
+            copy_y, false, edge_v3);
 }
 
 }  // namespace bench

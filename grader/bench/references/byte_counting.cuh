@@ -32,12 +32,13 @@ __device__ __forceinline__ void count_vector(char* s_base, const uint4& v, unsig
   count_word(s_base, v.w, lane4);
 }
 
-// Zeroes s_bins (kSharedWords, 16-byte aligned) and counts this thread's grid-stride share of
-// d_bytes[0..n) into it; ends with a barrier. Two uint4 per trip, and the next trip's two loads
+// Zeroes s_bins (kSharedWords, 16-byte aligned; unless `zero` is false: it then adds to what they
+// hold) and counts this thread's grid-stride share of d_bytes[0..n) into it; ends with a barrier. Two uint4 per trip, and the next trip's two loads
 // issued before this trip's 32 atomics, so every thread always has 32 bytes in flight; the first
 // loads are issued before the zeroing, whose barrier they wait through. A d_bytes that is not
 // 16-byte aligned is counted one byte at a time.
-__device__ __forceinline__ void count_bytes(const std::uint8_t* d_bytes, int n, unsigned* s_bins) {
+__device__ __forceinline__ void count_bytes(const std::uint8_t* d_bytes, int n, unsigned* s_bins,
+                                            bool zero = true) {
   const unsigned lane4 = (threadIdx.x % kWarpSize) * 4;
   char* s_base = reinterpret_cast<char*>(s_bins);
   const int stride = gridDim.x * blockDim.x;
@@ -49,7 +50,7 @@ __device__ __forceinline__ void count_bytes(const std::uint8_t* d_bytes, int n, 
   if (i < vectors) a = d_vectors[i];
   if (i + stride < vectors) b = d_vectors[i + stride];
   uint4* s_vectors = reinterpret_cast<uint4*>(s_bins);
-  for (int w = threadIdx.x; w < kSharedWords / 4; w += blockDim.x) s_vectors[w] = make_uint4(0, 0, 0, 0);
+  for (int w = threadIdx.x; zero && w < kSharedWords / 4; w += blockDim.x) s_vectors[w] = make_uint4(0, 0, 0, 0);
   __syncthreads();
   for (; i < vectors; i += 2 * stride) {
     const uint4 x = a, y = b;

@@ -127,5 +127,14 @@ void equalize_v1(const std::uint8_t* d_in, int n, std::uint8_t* d_out, Workspace
 // v2: two launches: bytes v3 whose last block scans and builds the table, then remap_v2.
 void remap_v2(const std::uint8_t* d_pixels, int n, const std::uint8_t* d_lut, std::uint8_t* d_out);
 void equalize_v2(const std::uint8_t* d_in, int n, std::uint8_t* d_out, Workspace workspace);
+// v3: one cooperative launch; each block keeps a chunk of the image in shared memory between
+// counting and remapping, so that chunk is read once.
+struct FusedLaunch {
+  int blocks;        // all resident at once
+  int held_vectors;  // 16-byte vectors of the image each block holds
+  int shared_bytes;  // dynamic shared memory a block: the table's 32 KiB and its chunk
+};
+const FusedLaunch& equalize_v3_launch();
+void equalize_v3(const std::uint8_t* d_in, int n, std::uint8_t* d_out, Workspace workspace);
 
 }  // namespace bench::reference
