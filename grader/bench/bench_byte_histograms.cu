@@ -46,12 +46,7 @@ void bench_bytes(Bench& b, Distribution dist) {
   const std::vector<unsigned int> expected = grader::cpu_byte_histogram(bytes);
   grader::DeviceBuffer<unsigned int> d_bins(ref::kByteBins);
   unsigned int* out = d_bins.data();
-  Yardsticks y;
-  const grader::Measurement read = grader::measure_read_bandwidth(in_as_int, bytes.size() / 4);
-  y.read_ms = read.time_ms.median;
-  grader::DeviceBuffer<int> d_sink(1);
-  y.read = [&] { grader::read_everything_once(in_as_int, bytes.size() / 4, d_sink.data()); };
-  b.yardstick(group, "grader streaming read", name, read, y);
+  Yardsticks y = b.read_yardstick(group, name, in_as_int, bytes.size() / 4);
   const int blocks = 4 * sm_count();
   const Row& base = b.measure(group, "global atomics on bytes (baseline)",
                               std::to_string(blocks) + " blocks of 256", name, in_bytes, expected,

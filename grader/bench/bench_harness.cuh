@@ -166,6 +166,19 @@ class Bench {
     print(row);
   }
 
+  // The grader's streaming read of d_in[0..count) as a group's yardstick: measured once for its row,
+  // then timed in turn with every kernel the returned Yardsticks go to (d_in must outlive them).
+  Yardsticks read_yardstick(const std::string& group, const std::string& distribution, const int* d_in,
+                            std::size_t count) {
+    const grader::Measurement read = grader::measure_read_bandwidth(d_in, count);
+    Yardsticks y;
+    y.read_ms = read.time_ms.median;
+    int* sink = read_sink_.data();
+    y.read = [d_in, count, sink] { grader::read_everything_once(d_in, count, sink); };
+    yardstick(group, "grader streaming read", distribution, read, y);
+    return y;
+  }
+
   const std::vector<Row>& rows() const { return rows_; }
 
  private:
@@ -216,6 +229,7 @@ class Bench {
 
   grader::TimingOptions timing_;
   bool profile_;
+  grader::DeviceBuffer<int> read_sink_{1};  // where every read yardstick would write (it never does)
   std::vector<Row> rows_;
   std::map<std::string, std::string> edge_verdicts_;
 };

@@ -31,12 +31,7 @@ void bench_1024_bins(Bench& b, Distribution dist) {
   int* out = d_bins.data();
   const double bytes = 4.0 * n;
 
-  Yardsticks y;
-  const grader::Measurement read = grader::measure_read_bandwidth(in, samples.size());
-  y.read_ms = read.time_ms.median;
-  grader::DeviceBuffer<int> d_sink(1);
-  y.read = [&] { grader::read_everything_once(in, samples.size(), d_sink.data()); };
-  b.yardstick(group, "grader streaming read", name, read, y);
+  Yardsticks y = b.read_yardstick(group, name, in, samples.size());
   const Row& base = b.measure(group, "grader global atomics (baseline)", "grid-stride", name, bytes,
                               expected, d_bins, [&] {
     GRADER_CUDA_CHECK(cudaMemsetAsync(out, 0, kBins * sizeof(int)));
@@ -124,12 +119,7 @@ void bench_4096_bins(Bench& b, Distribution dist) {
   const int* in_as_int = reinterpret_cast<const int*>(in);  // the values are < 4096: same bits
   const double bytes = 4.0 * n;
 
-  Yardsticks y;
-  const grader::Measurement read = grader::measure_read_bandwidth(in_as_int, values.size());
-  y.read_ms = read.time_ms.median;
-  grader::DeviceBuffer<int> d_sink(1);
-  y.read = [&] { grader::read_everything_once(in_as_int, values.size(), d_sink.data()); };
-  b.yardstick(group, "grader streaming read", name, read, y);
+  Yardsticks y = b.read_yardstick(group, name, in_as_int, values.size());
   const Row& base = b.measure(group, "grader global atomics (baseline)", "grid-stride", name, bytes,
                               expected, d_bins, [&] {
     GRADER_CUDA_CHECK(cudaMemsetAsync(out, 0, kBins * sizeof(unsigned int)));

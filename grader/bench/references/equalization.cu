@@ -20,6 +20,11 @@
 // H200 (same driver and date) v1 48.1-48.8 %, v2 59.1-60.1 % (remap alone 89.5-90.2 %).
 // v3 (2026-11-24, same driver, three runs on the H100, one on the H200): H100 65.1-66.0 % of copy
 // against v2's 61.1-61.8 % in the same runs; H200 62.0-63.5 % against 59.9-60.5 %.
+// Tried after v3, not kept (H100, 2026-11-24, two runs, v3 65.2-66.2 % in the same runs): the count
+// reading all but the image's last 16, 24, 32, 40, 48, 56 or 64 MB evict-first and the remap reading
+// evict-first, so that L2 keeps the end it re-reads first: 64.2-66.3 %, no gain; that end marked
+// evict-last instead: 60.2-61.7 %, and the rows measured after it ran slower too (evict-last lines
+// outlive the flush between runs); every load evict-first: 62.0-62.6 %.
 #include <cooperative_groups.h>
 
 #include <algorithm>
@@ -178,6 +183,20 @@ __device__ __forceinline__ unsigned remap_word(const char* s_base, unsigned word
   return a | (b << 8) | (c << 16) | (d << 24);
 }
 
+// The sixteen pixels of `p` through this lane's copy of the table.
+__device__ __forceinline__ uint4 remap_vector(const char* s_base, const uint4& p, unsigned lane4) {
+  return make_uint4(remap_word(s_base, p.x, lane4), remap_word(s_base, p.y, lane4),
+                    remap_word(s_base, p.z, lane4), remap_word(s_base, p.w, lane4));
+}
+
+// Pixels from..n one at a time, this thread's grid-stride share (what the vectors leave).
+__device__ __forceinline__ void remap_scalars(const std::uint8_t* d_pixels, std::uint8_t* d_out, int from, int n,
+                                              int first, int stride, const unsigned* s_table, unsigned lane4) {
+  for (int p = from + first; p < n; p += stride) {
+    d_out[p] = static_cast<std::uint8_t>(s_table[d_pixels[p] * kWarpSize + lane4 / 4]);
+  }
+}
+
 // Vectors in[0..vectors) through the table into out, this thread's grid-stride share, walking
 // backwards (the end was read last, so may still be in L2), the next load in flight while this
 // vector goes through the table, stored with evict-first so the output does not push it out.
@@ -191,8 +210,7 @@ __device__ __forceinline__ void remap_backwards(const uint4* in, uint4* out, int
     const int at = i;
     i -= stride;
     if (i >= 0) next = in[i];
-    __stcs(out + at, make_uint4(remap_word(s_base, p.x, lane4), remap_word(s_base, p.y, lane4),
-                                remap_word(s_base, p.z, lane4), remap_word(s_base, p.w, lane4)));
+    __stcs(out + at, remap_vector(s_base, p, lane4));
   }
 }
 
@@ -211,9 +229,7 @@ __global__ void __launch_bounds__(1024, BENCH_FULL_SM_BLOCKS_OF_1024)
   const int vectors = aligned ? n / 16 : 0;
   remap_backwards(reinterpret_cast<const uint4*>(d_pixels), reinterpret_cast<uint4*>(d_out), vectors,
                   first, stride, s_base, lane4);
-  for (int p = 16 * vectors + first; p < n; p += stride) {
-    d_out[p] = static_cast<std::uint8_t>(s_lut[d_pixels[p] * kWarpSize + lane4 / 4]);
-  }
+  remap_scalars(d_pixels, d_out, 16 * vectors, n, first, stride, s_lut, lane4);
 }
 
 // ---- v3 --------------------------------------------------------------------------------------------
@@ -269,14 +285,9 @@ __global__ void __launch_bounds__(1024, BENCH_FULL_SM_BLOCKS_OF_1024)
   const int vectors = aligned ? rest / 16 : 0;
   remap_backwards(reinterpret_cast<const uint4*>(d_pixels + rest_start),
                   reinterpret_cast<uint4*>(d_out + rest_start), vectors, first, stride, s_base, lane4);
-  for (int p = rest_start + 16 * vectors + first; p < n; p += stride) {
-    d_out[p] = static_cast<std::uint8_t>(s_table[d_pixels[p] * kWarpSize + lane4 / 4]);
-  }
+  remap_scalars(d_pixels, d_out, rest_start + 16 * vectors, n, first, stride, s_table, lane4);
   for (int v = threadIdx.x; v < held; v += blockDim.x) {
-    const uint4 p = s_held[v];
-    __stcs(reinterpret_cast<uint4*>(d_out) + chunk + v,
-           make_uint4(remap_word(s_base, p.x, lane4), remap_word(s_base, p.y, lane4),
-                      remap_word(s_base, p.z, lane4), remap_word(s_base, p.w, lane4)));
+    __stcs(reinterpret_cast<uint4*>(d_out) + chunk + v, remap_vector(s_base, s_held[v], lane4));
   }
 }
 
