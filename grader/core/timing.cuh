@@ -1,5 +1,7 @@
 // Timing GPU work the way the handouts' figures are measured: CUDA events around the work only,
-// warm-up runs first, the L2 cache flushed before every run, the median of many runs.
+// warm-up runs first, the L2 cache flushed before every run, an empty kernel launched before
+// every other run (half the runs after an odd number of launches, half after an even one), the
+// median of many runs.
 #pragma once
 #include <functional>
 #include <vector>
