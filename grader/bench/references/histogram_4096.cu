@@ -25,10 +25,10 @@
 // (driver 580.159.04, 2026-11-24, 4 runs, read timed in turn) 87.1-87.5 / 90.5-91.2 / 94.0-94.7 %
 // against v3's 88.4-88.9 / 92.7-93.2 / 91.5-92.1 %: faster only where one bin takes every value.
 // v3 has two speeds (H200, driver 580.159.04, 2026-11-24, rows of 400 runs, SM clock steady at
-// 1980 MHz): the same v3 timed in consecutive rows alternates between medians about 1 us apart on
-// uniform values, 37.0 and 36.0 us against a read of 32.9 us (88.9 and 91.3 %); on a second H200
-// so did v3 with its finisher in stream order, while v1 with its memset (45.1 us) did not. Issuing
-// the next trip's loads before this trip's atomics (bytes v3's loop) stayed within those levels.
+// 1980 MHz), set by the parity of the number of kernels launched before it: 37.0 and 36.0 us on
+// uniform values against a read of 32.9 us (88.9 and 91.3 %), with its finisher in stream order
+// too; the timing now takes both parities (grader/core/timing.cu): 37.5 us. Issuing the next
+// trip's loads before this trip's atomics (bytes v3's loop) stayed within those two speeds.
 #include <cstdint>
 
 #include "grader/bench/references/finish_bins.cuh"
