@@ -1,6 +1,7 @@
 // The benchmark's equalization group: lab 06 on a 16384 x 8192 image of the byte group's bytes,
-// the references of grader/bench/references/equalization.cu: v1's small stages, its remap and its
-// four stages in a row, then v2's remap and its two launches, next to the grader's device copy.
+// the references of grader/bench/references/equalization*.cu: v1's small stages, its remap and its
+// four stages in a row, v2's remap and its two launches, v3's and v4's one launch, next to the
+// grader's device copy.
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,6 +47,7 @@ void bench_equalization(Bench& b, Distribution dist, const std::vector<unsigned 
   const std::string edge_v1 = edges("lab06 equalize (4 stages)", ref::equalize_v1);
   const std::string edge_v2 = edges("equalize v2 (2 launches)", ref::equalize_v2);
   const std::string edge_v3 = edges("equalize v3 (1 cooperative launch)", ref::equalize_v3);
+  const std::string edge_v4 = edges("equalize v4 (registers too)", ref::equalize_v4);
 
   const std::vector<unsigned> histogram = grader::cpu_gray_histogram(bytes);
   const std::vector<unsigned> cdf = grader::cpu_exclusive_cdf(histogram);
@@ -81,12 +83,16 @@ void bench_equalization(Bench& b, Distribution dist, const std::vector<unsigned 
             [&] { ref::remap_v2(in, n, buffers.d_lut.data(), d_out.data()); }, copy_y, false, edge_v2);
   b.measure(eq, "equalize v2 (2 launches)", image, name, 2.0 * n, remapped, d_out,
             [&] { ref::equalize_v2(in, n, d_out.data(), workspace); }, copy_y, false, edge_v2);
-  const ref::FusedLaunch& v3 = ref::equalize_v3_launch();
-  b.measure(eq, "equalize v3 (1 cooperative launch)",
-            std::to_string(v3.blocks) + " blocks of 1024, " + std::to_string(v3.held_vectors / 64) +
-                " KiB of the image held by each",
-            name, 2.0 * n, remapped, d_out, [&] { ref::equalize_v3(in, n, d_out.data(), workspace); },
-            copy_y, false, edge_v3);
+  const auto held = [](const ref::FusedLaunch& f) {
+    std::string text = std::to_string(f.blocks) + " blocks of 1024, " + std::to_string(f.held_vectors / 64) +
+                       " KiB of the image held by each";
+    if (f.vectors_in_registers > 0) text += " and " + std::to_string(16 * f.vectors_in_registers) + " B by each thread";
+    return text;
+  };
+  b.measure(eq, "equalize v3 (1 cooperative launch)", held(ref::equalize_v3_launch()), name, 2.0 * n, remapped,
+            d_out, [&] { ref::equalize_v3(in, n, d_out.data(), workspace); }, copy_y, false, edge_v3);
+  b.measure(eq, "equalize v4 (registers too)", held(ref::equalize_v4_launch()), name, 2.0 * n, remapped, d_out,
+            [&] { ref::equalize_v4(in, n, d_out.data(), workspace); }, copy_y, false, edge_v4);
 }
 
 }  // namespace bench

@@ -1,5 +1,5 @@
 // The 256-bin byte histogram's fastest block (histogram_bytes.cu v3), shared with equalization.cu
-// v2, whose first launch is this histogram plus the lookup table.
+// v2, whose first launch is this histogram plus the lookup table, and equalization_fused.cu.
 // 32 copies of the 256 bins per block, one per lane: lane l's copy of bin v is word v * 32 + l, in
 // bank l, so the 32 atomics of a warp never meet in a bank, whatever the bytes (all-equal bytes
 // included: no single hot address). 32 KiB of shared memory per block.

@@ -109,7 +109,7 @@ void scan_v7_wide_rows(const int* d_in, int n, int* d_out, void* d_workspace);  
 void scan_v8_tagged(const int* d_in, int n, int* d_out);
 constexpr int kMultiBlockThreads = 128;            // v5's block size (lab 05's sweep)
 
-// ---- equalization.cu: histogram equalization of n 8-bit pixels (lab 06) ------------------------
+// ---- equalization.cu, equalization_fused.cu: histogram equalization of n 8-bit pixels (lab 06) -
 // Definitions and rounding: grader/core/equalization_reference.hpp.
 constexpr int kGrayLevels = 256;
 constexpr int kCdfEntries = kGrayLevels + 1;
@@ -128,13 +128,17 @@ void equalize_v1(const std::uint8_t* d_in, int n, std::uint8_t* d_out, Workspace
 void remap_v2(const std::uint8_t* d_pixels, int n, const std::uint8_t* d_lut, std::uint8_t* d_out);
 void equalize_v2(const std::uint8_t* d_in, int n, std::uint8_t* d_out, Workspace workspace);
 // v3: one cooperative launch; each block keeps a chunk of the image in shared memory between
-// counting and remapping, so that chunk is read once.
+// counting and remapping, so that chunk is read once. v4: one block an SM, a larger chunk, and
+// vectors in registers too.
 struct FusedLaunch {
   int blocks;        // all resident at once
-  int held_vectors;  // 16-byte vectors of the image each block holds
+  int held_vectors;  // 16-byte vectors of the image each block holds in shared memory
   int shared_bytes;  // dynamic shared memory a block: the table's 32 KiB and its chunk
+  int vectors_in_registers;  // a thread
 };
 const FusedLaunch& equalize_v3_launch();
 void equalize_v3(const std::uint8_t* d_in, int n, std::uint8_t* d_out, Workspace workspace);
+const FusedLaunch& equalize_v4_launch();
+void equalize_v4(const std::uint8_t* d_in, int n, std::uint8_t* d_out, Workspace workspace);
 
 }  // namespace bench::reference

@@ -1,5 +1,5 @@
-// What the scan references share (scan_tiles.cu, scan_array.cu; equalization.cu takes the warp
-// scan for its CDF): warp and block scans, a tile held in registers (kVectors int4 a thread) and
+// What the scan references share (scan_tiles.cu, scan_array.cu; equalization_remap.cuh takes the
+// warp scan for its CDF): warp and block scans, a tile held in registers (kVectors int4 a thread) and
 // moved with coalesced 16-byte accesses, the staging that gives a thread consecutive elements, and
 // the look-back states of the single-pass scans.
 #pragma once
@@ -13,7 +13,7 @@ constexpr int kVectors = 4;                    // int4 a thread holds of a tile
 constexpr int kItemsPerThread = 4 * kVectors;  // 16 ints
 
 // Hillis-Steele inside a warp, in registers: lane l adds the value of lane l - offset (int, or
-// unsigned for equalization.cu's CDF).
+// unsigned for equalization's CDF).
 template <class T>
 __device__ __forceinline__ T warp_inclusive_scan(T value) {
   const int lane = threadIdx.x % kWarpSize;
