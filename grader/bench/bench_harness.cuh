@@ -16,6 +16,7 @@
 
 #include "grader/bench/bench_inputs.hpp"
 #include "grader/bench/bench_report.hpp"
+#include "grader/bench/gpu_clocks.hpp"
 #include "grader/core/compare.hpp"
 #include "grader/core/device.cuh"
 #include "grader/core/device_buffer.cuh"
@@ -107,9 +108,20 @@ class EdgeSuite {
   std::vector<Case> cases_;
 };
 
+// The current GPU's PCI address, as NVML takes it.
+inline std::string pci_bus_id() {
+  int device = 0;
+  char id[32] = {};
+  if (cudaGetDevice(&device) != cudaSuccess || cudaDeviceGetPCIBusId(id, sizeof id, device) != cudaSuccess) return "";
+  return id;
+}
+
 class Bench {
  public:
-  explicit Bench(const Options& options) : timing_{3, options.runs, true}, profile_(options.profile) {}
+  explicit Bench(const Options& options)
+      : timing_{3, options.runs, true}, profile_(options.profile), clocks_(pci_bus_id()) {}
+
+  const ClockReader& clocks() const { return clocks_; }
 
   // `check`'s verdict on kernel `kernel` ("" = every edge case right), computed on the first call
   // for that kernel only: the groups run once per input distribution.
@@ -209,6 +221,7 @@ class Bench {
       in_turn.push_back(&c);
     }
     const std::vector<std::vector<double>> times = grader::time_gpu_ms_in_turn(works, timing_);
+    row.sm_mhz = clocks_.read().sm_mhz;  // still the clock the runs had, not yet an idle one
     row.time = grader::summarize(times[0]);
     fill_ratios(row, y);
     for (std::size_t w = 1; w < works.size(); ++w) {
@@ -230,6 +243,7 @@ class Bench {
   grader::TimingOptions timing_;
   bool profile_;
   grader::DeviceBuffer<int> read_sink_{1};  // where every read yardstick would write (it never does)
+  ClockReader clocks_;
   std::vector<Row> rows_;
   std::map<std::string, std::string> edge_verdicts_;
 };

@@ -67,10 +67,17 @@ IN_TURN = ("; ratios to the read, the copy and CUB are the medians of the runs' 
            "yardsticks timed in turn with each kernel.")
 
 
+def clocks(machine):
+    """', SM clock up to 1980 MHz, power limit 700 W' where the run could read them (NVML)."""
+    if machine.get("sm_clock_max_mhz") is None or machine.get("power_limit_w") is None:
+        return ""
+    return f", SM clock up to {machine['sm_clock_max_mhz']:.0f} MHz, power limit {machine['power_limit_w']:.0f} W"
+
+
 def render(report):
     machine = report["machine"]
     lines = [f"{machine['gpu']}, driver {machine['driver']}, CUDA runtime {machine['cuda_runtime']}, "
-             f"{machine['date']}; medians of {machine['timed_runs']} runs, L2 flushed before each"
+             f"{machine['date']}{clocks(machine)}; medians of {machine['timed_runs']} runs, L2 flushed before each"
              + (IN_TURN if machine.get("ratios") == "in turn" else "."), ""]
     groups = {}
     for row in report["rows"]:

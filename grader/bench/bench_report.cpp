@@ -1,5 +1,6 @@
 #include "grader/bench/bench_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -60,8 +61,12 @@ std::string csv_field(const std::string& text) {
 }  // namespace
 
 std::string Header::text() const {
-  return "GPU: " + gpu + " | driver " + driver + " | CUDA runtime " + runtime + " | " + date +
-         "\nTimes: median of " + std::to_string(runs) +
+  const std::string clocks = clocks_unknown_because.empty()
+                                 ? "SM clock up to " + std::to_string(sm_max_mhz) + " MHz, power limit " +
+                                       std::to_string(power_limit_w) + " W"
+                                 : "clocks unknown: " + clocks_unknown_because;
+  return "GPU: " + gpu + " | driver " + driver + " | CUDA runtime " + runtime + " | " + date + " | " +
+         clocks + "\nTimes: median of " + std::to_string(runs) +
          " runs after 3 warm-up runs, L2 flushed before each; spread = (q3 - q1) / median"
          "\nRatios to the read, the copy and CUB: the median of the runs' ratios, those yardsticks"
          " timed in turn with each kernel";
@@ -172,6 +177,17 @@ std::vector<Target> evaluate_targets(const std::vector<Row>& rows) {
   return targets;
 }
 
+std::string clock_range(const std::vector<Row>& rows) {
+  unsigned low = 0, high = 0;
+  for (const Row& r : rows) {
+    if (r.sm_mhz == 0) continue;
+    low = low == 0 ? r.sm_mhz : std::min(low, r.sm_mhz);
+    high = std::max(high, r.sm_mhz);
+  }
+  if (high == 0) return "SM clock right after the timed rows: unknown";
+  return "SM clock right after the timed rows: " + std::to_string(low) + " to " + std::to_string(high) + " MHz";
+}
+
 std::string format_targets(const std::vector<Target>& targets) {
   std::string out = "Targets (ratios from this run):\n";
   for (const Target& t : targets) {
@@ -192,7 +208,10 @@ void write_files(const std::string& dir, const Header& header, const std::vector
   json.begin_object().key("machine").begin_object()
       .key("gpu").value(header.gpu).key("driver").value(header.driver)
       .key("cuda_runtime").value(header.runtime).key("date").value(header.date)
-      .key("timed_runs").value(header.runs).key("ratios").value("in turn").end_object();
+      .key("timed_runs").value(header.runs).key("ratios").value("in turn")
+      .key("sm_clock_max_mhz").value(header.sm_max_mhz > 0 ? double(header.sm_max_mhz) : kNotRelevant)
+      .key("power_limit_w").value(header.power_limit_w > 0 ? double(header.power_limit_w) : kNotRelevant)
+      .end_object();
   json.key("rows").begin_array();
   for (const Row& r : rows) {
     json.begin_object().key("group").value(r.group).key("kernel").value(r.kernel)
@@ -205,6 +224,7 @@ void write_files(const std::string& dir, const Header& header, const std::vector
         .key("gbps").value(r.correct ? r.gbps() : kNotRelevant)
         .key("read_percent").value(r.read_percent).key("copy_percent").value(r.copy_percent)
         .key("speedup_vs_baseline").value(r.vs_baseline).key("speedup_vs_cub").value(r.vs_cub)
+        .key("sm_clock_mhz").value(r.sm_mhz > 0 ? double(r.sm_mhz) : kNotRelevant)
         .end_object();
   }
   json.end_array().key("targets").begin_array();

@@ -24,6 +24,7 @@ struct Row {
   double copy_percent = kNotRelevant;  // device-copy time / this time
   double vs_baseline = kNotRelevant;   // the group's baseline time / this time
   double vs_cub = kNotRelevant;        // CUB's time / this time
+  unsigned sm_mhz = 0;                 // the SM clock right after the row was timed (0: unknown)
   double gbps() const { return time.median > 0 ? bytes / (time.median * 1e6) : 0; }
 };
 
@@ -33,6 +34,8 @@ struct Header {
   std::string runtime;  // "13.0"
   std::string date;     // "2026-11-22 01:50 UTC"
   int runs = 20;
+  unsigned sm_max_mhz = 0, power_limit_w = 0;  // 0: unknown, and why:
+  std::string clocks_unknown_because;
   std::string text() const;
 };
 
@@ -52,6 +55,8 @@ std::string format_table(const Header& header, const std::vector<Row>& rows,
                          const std::vector<Target>& targets);
 std::vector<Target> evaluate_targets(const std::vector<Row>& rows);
 std::string format_targets(const std::vector<Target>& targets);
+// "SM clock right after the timed rows: 1755 to 1980 MHz" (or that it is unknown).
+std::string clock_range(const std::vector<Row>& rows);
 // DIR/benchmark.txt (the table), DIR/benchmark.json and DIR/benchmark.csv; creates DIR.
 void write_files(const std::string& dir, const Header& header, const std::vector<Row>& rows,
                  const std::vector<Target>& targets, const std::string& table);

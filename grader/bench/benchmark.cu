@@ -25,10 +25,13 @@ namespace bench {
 namespace {
 
 // The header line: GPU, driver (the kernel module's version where Linux shows it), runtime, date.
-Header describe_machine(const std::string& gpu, int runs) {
+Header describe_machine(const std::string& gpu, int runs, const GpuClocks& clocks) {
   Header h;
   h.gpu = gpu;
   h.runs = runs;
+  h.sm_max_mhz = clocks.sm_max_mhz;
+  h.power_limit_w = clocks.power_limit_w;
+  h.clocks_unknown_because = clocks.unknown_because;
   int driver = 0, runtime = 0;
   GRADER_CUDA_CHECK(cudaDriverGetVersion(&driver));
   GRADER_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
@@ -99,9 +102,9 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "error: %s\n", device.reason.c_str());
       return 2;
     }
-    const bench::Header header = bench::describe_machine(device.description, options.runs);
-    std::printf("%s\n%s\n", header.text().c_str(), bench::table_heading().c_str());
     bench::Bench b(options);
+    const bench::Header header = bench::describe_machine(device.description, options.runs, b.clocks().read());
+    std::printf("%s\n%s\n", header.text().c_str(), bench::table_heading().c_str());
     for (bench::Distribution d : bench::kDistributions) {
       if (bench::selected(options, "1024-bin histogram")) bench::bench_1024_bins(b, d);
       if (bench::selected(options, "4096-bin histogram")) bench::bench_4096_bins(b, d);
@@ -111,6 +114,7 @@ int main(int argc, char** argv) {
     const std::vector<bench::Target> targets = bench::evaluate_targets(b.rows());
     const std::string table = bench::format_table(header, b.rows(), targets);
     std::printf("\n%s", bench::format_targets(targets).c_str());
+    std::printf("%s\n", bench::clock_range(b.rows()).c_str());
     if (!options.out_dir.empty()) bench::write_files(options.out_dir, header, b.rows(), targets, table);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "error: %s\n", error.what());

@@ -51,6 +51,14 @@ class BenchMarkdownTest(unittest.TestCase):
         self.assertIn("L2 flushed before each; ratios to the read, the copy and CUB are the medians "
                       "of the runs' ratios", bm.render(in_turn))
 
+    def test_the_header_gives_the_clock_and_power_limit_where_the_run_read_them(self):
+        self.assertIn("2026-01-01 00:00 UTC; medians", bm.render(REPORT))  # a report without them
+        clocked = dict(REPORT, machine=dict(REPORT["machine"], sm_clock_max_mhz=1980.0, power_limit_w=700.0))
+        self.assertIn("2026-01-01 00:00 UTC, SM clock up to 1980 MHz, power limit 700 W; medians",
+                      bm.render(clocked))
+        unknown = dict(REPORT, machine=dict(REPORT["machine"], sm_clock_max_mhz=None, power_limit_w=None))
+        self.assertIn("2026-01-01 00:00 UTC; medians", bm.render(unknown))
+
     def test_targets_say_met_or_missed(self):
         text = bm.render(REPORT)
         self.assertIn("| scan: % of CUB | 100 | 93.00: **missed** | v6 |", text)
