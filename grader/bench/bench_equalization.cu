@@ -8,9 +8,7 @@
 
 #include "grader/bench/bench_harness.cuh"
 #include "grader/bench/references/references.cuh"
-#include "grader/core/cuda_check.cuh"
 #include "grader/core/equalization_reference.hpp"
-#include "grader/core/scan_yardsticks.cuh"
 
 namespace bench {
 
@@ -63,15 +61,9 @@ void bench_equalization(Bench& b, Distribution dist, const std::vector<unsigned 
   b.measure(eq, "lab06 build_lut", "one block", name, 4.0 * ref::kCdfEntries, lut, buffers.d_lut,
             [&] { ref::lut_v1(buffers.d_cdf.data(), buffers.d_lut.data()); }, none, false, edge_v1);
   buffers.d_lut.upload(lut);
-  Yardsticks copy_y;
-  grader::DeviceBuffer<int> d_copy(bytes.size() / 4);
-  const grader::Measurement copy = grader::measure_copy_bandwidth(
-      reinterpret_cast<const int*>(in), d_copy.data(), bytes.size() / 4);
-  copy_y.copy_ms = copy.time_ms.median;
-  copy_y.copy = [&] {
-    GRADER_CUDA_CHECK(cudaMemcpyAsync(d_copy.data(), in, bytes.size(), cudaMemcpyDeviceToDevice));
-  };
-  b.yardstick(eq, "grader device copy", name, copy, copy_y);
+  grader::DeviceBuffer<int> d_copy(bytes.size() / 4);  // the image is whole 4-byte words
+  const Yardsticks copy_y = b.copy_yardstick(eq, name, reinterpret_cast<const int*>(in), d_copy.data(),
+                                             bytes.size() / 4);
   const std::vector<std::uint8_t> remapped = grader::cpu_remap(bytes, lut);
   const ref::Workspace workspace = buffers.workspace();
   const std::string image = std::to_string(kImageWidth) + " x " + std::to_string(n / kImageWidth);

@@ -18,9 +18,11 @@
 #include "grader/bench/bench_report.hpp"
 #include "grader/bench/gpu_clocks.hpp"
 #include "grader/core/compare.hpp"
+#include "grader/core/cuda_check.cuh"
 #include "grader/core/device.cuh"
 #include "grader/core/device_buffer.cuh"
 #include "grader/core/launch_text.hpp"
+#include "grader/core/scan_yardsticks.cuh"
 #include "grader/core/timing.cuh"
 #include "grader/core/yardsticks.cuh"
 
@@ -188,6 +190,19 @@ class Bench {
     int* sink = read_sink_.data();
     y.read = [d_in, count, sink] { grader::read_everything_once(d_in, count, sink); };
     yardstick(group, "grader streaming read", distribution, read, y);
+    return y;
+  }
+
+  // The grader's device copy of d_src[0..count) into d_dst, the same way (both must outlive them).
+  Yardsticks copy_yardstick(const std::string& group, const std::string& distribution, const int* d_src,
+                            int* d_dst, std::size_t count) {
+    const grader::Measurement copy = grader::measure_copy_bandwidth(d_src, d_dst, count);
+    Yardsticks y;
+    y.copy_ms = copy.time_ms.median;
+    y.copy = [d_src, d_dst, count] {
+      GRADER_CUDA_CHECK(cudaMemcpyAsync(d_dst, d_src, count * sizeof(int), cudaMemcpyDeviceToDevice));
+    };
+    yardstick(group, "grader device copy", distribution, copy, y);
     return y;
   }
 

@@ -9,7 +9,6 @@
 #include "grader/bench/cub_wrappers.cuh"
 #include "grader/bench/references/references.cuh"
 #include "grader/core/cpu_reference.hpp"
-#include "grader/core/cuda_check.cuh"
 #include "grader/core/scan_reference.hpp"
 #include "grader/core/scan_yardsticks.cuh"
 #include "grader/core/yardsticks.cuh"
@@ -32,15 +31,9 @@ void bench_scans(Bench& b) {
   const double bytes = 8.0 * n;
   const std::vector<int> whole = grader::cpu_inclusive_scan(values);
 
-  Yardsticks y;
   const grader::Measurement read = grader::measure_read_bandwidth(in, values.size());
-  const grader::Measurement copy = grader::measure_copy_bandwidth(in, out, values.size());
-  y.copy_ms = copy.time_ms.median;
-  y.copy = [&] {
-    GRADER_CUDA_CHECK(cudaMemcpyAsync(out, in, values.size() * sizeof(int), cudaMemcpyDeviceToDevice));
-  };
   b.yardstick(group, "grader streaming read", name, read, Yardsticks{});
-  b.yardstick(group, "grader device copy", name, copy, y);
+  Yardsticks y = b.copy_yardstick(group, name, in, out, values.size());
   CubInclusiveSum cub(in, out, n);
   const Row& cub_row = b.measure(group, "CUB DeviceScan::InclusiveSum", "CUB's own", name, bytes,
                                  whole, d_out, [&] { cub(); }, y, true);

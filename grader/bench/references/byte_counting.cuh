@@ -33,10 +33,10 @@ __device__ __forceinline__ void count_vector(char* s_base, const uint4& v, unsig
 }
 
 // Zeroes s_bins (kSharedWords, 16-byte aligned; unless `zero` is false: it then adds to what they
-// hold) and counts this thread's grid-stride share of d_bytes[0..n) into it; ends with a barrier. Two uint4 per trip, and the next trip's two loads
-// issued before this trip's 32 atomics, so every thread always has 32 bytes in flight; the first
-// loads are issued before the zeroing, whose barrier they wait through. A d_bytes that is not
-// 16-byte aligned is counted one byte at a time.
+// hold) and counts this thread's grid-stride share of d_bytes[0..n) into it; ends with a barrier.
+// Two uint4 per trip, and the next trip's two loads issued before this trip's 32 atomics, so every
+// thread always has 32 bytes in flight; the first loads are issued before the zeroing, whose
+// barrier they wait through. A d_bytes that is not 16-byte aligned is counted one byte at a time.
 __device__ __forceinline__ void count_bytes(const std::uint8_t* d_bytes, int n, unsigned* s_bins,
                                             bool zero = true) {
   const unsigned lane4 = (threadIdx.x % kWarpSize) * 4;

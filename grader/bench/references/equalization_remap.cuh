@@ -18,8 +18,9 @@ using scan::warp_inclusive_scan;
 
 // The CDF and the table, computed by threads 0..255 of a block of at least 256 threads (a multiple
 // of 32; the others only meet the barriers): thread t holds bin t, returns lut[t] and, unless d_cdf
-// is null, writes cdf[t] and lut[t], thread 255 also cdf[256]. The definitions: grader/core/equalization_reference.hpp; 64-bit
-// integers, as 255 * N overflows 32 bits from 16.8 million pixels on.
+// is null, writes cdf[t] and lut[t], thread 255 also cdf[256]. The definitions:
+// grader/core/equalization_reference.hpp; 64-bit integers, as 255 * N overflows 32 bits from 16.8
+// million pixels on.
 __device__ unsigned cdf_and_lut(unsigned count, unsigned* d_cdf, std::uint8_t* d_lut) {
   __shared__ unsigned s_warp_totals[kWarps];
   __shared__ unsigned s_c_min;
