@@ -1,7 +1,7 @@
-// What the scan references share (scan_tiles.cu, scan_array.cu; equalization_remap.cuh takes the
-// warp scan for its CDF): warp and block scans, a tile held in registers (kVectors int4 a thread) and
-// moved with coalesced 16-byte accesses, the staging that gives a thread consecutive elements, and
-// the look-back states of the single-pass scans.
+// What the scan references share (scan_tiles.cu, scan_array.cu, scan_wide_rows.cu;
+// equalization_remap.cuh takes the warp scan for its CDF): warp and block scans, a tile held in
+// registers (kVectors int4 a thread) and moved with coalesced 16-byte accesses, the staging that
+// gives a thread consecutive elements, and the look-back states of the single-pass scans.
 #pragma once
 #include <cuda_runtime.h>
 
@@ -203,6 +203,23 @@ __device__ __forceinline__ int look_back(const unsigned long long* d_states, lon
     exclusive += value;
     if (prefix_lanes) return exclusive;
   }
+}
+
+// Warp 0 of tile `tile`, whose total is `aggregate`: publishes the total, looks back for the
+// tile's prefix, publishes the prefix with the total; thread 0 leaves the prefix in *s_prefix for
+// the block, after the caller's barrier.
+__device__ __forceinline__ void publish_and_look_back(long long tile, int aggregate, unsigned long long* d_states,
+                                                      int* s_prefix) {
+  if (threadIdx.x >= kWarpSize) return;
+  int prefix = 0;
+  if (tile == 0) {
+    if (threadIdx.x == 0) publish(d_states, 0, kPrefix, aggregate);
+  } else {
+    if (threadIdx.x == 0) publish(d_states, tile, kAggregate, aggregate);
+    prefix = look_back(d_states, tile);
+    if (threadIdx.x == 0) publish(d_states, tile, kPrefix, prefix + aggregate);
+  }
+  if (threadIdx.x == 0) *s_prefix = prefix;
 }
 
 }  // namespace bench::reference::scan
