@@ -1,5 +1,6 @@
 // Block-local inclusive scans of int32 tiles: lab 05 v1 to v4 (handout 05). Each tile of `tile`
-// elements is scanned on its own; the whole-array story goes on in scan_array.cu and scan_wide_rows.cu.
+// elements is scanned on its own; the whole-array story goes on in scan_array.cu, then
+// scan_wide_rows.cu.
 //   v1 Hillis-Steele    one thread per element, log2(tile) steps over two shared buffers
 //   v2 Blelloch         up-sweep then down-sweep: O(n) additions instead of O(n log n)
 //   v3 Blelloch padded  v2 with a padding slot every 32 elements: strided steps hit distinct banks
