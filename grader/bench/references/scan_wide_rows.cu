@@ -38,7 +38,10 @@
 // right after the tile where they found a prefix (65 back, median) published it; the SMs' median
 // load times ranged from 3.4 to 6.8 us. Tiles by blockIdx.x: 82.8-83.3 % (80.2-82.2 with the rows
 // held in registers); 64 elements a thread on top: 85.1-85.2 % (40 or 56: 83.2-84.0; 64 threads x
-// 96: 81.7-81.8; 256 x 32: 82.9-83.3; 256 x 24: 76.7-77.0). Tried, each slower than v9 or v10:
+// 96: 81.7-81.8; 256 x 32: 82.9-83.3; 256 x 24: 76.7-77.0). Fewer tiles resident, fewer waits
+// hidden (blocks an SM cut by unused shared memory, same run): v10 6 blocks 84.7-84.9 %, 4 blocks
+// 78.9-79.3, 3 blocks 73.1-73.2; v9 8 blocks 82.9-83.1, 6 blocks 80.0-80.6, 4 blocks 72.8-73.0;
+// 128 x 80, 5 blocks an SM: 85.0-85.2. Tried, each slower than v9 or v10:
 //   polls reading 4 to 16 states a lane (128 to 512 tiles a round trip)                63-78 %
 //   a two-level look-back (each group of 32 tiles also publishes its sum and prefix)  78.2-81.0 %
 //   persistent blocks, the next tile copied in (cp.async) before the look-back         48-61 %
