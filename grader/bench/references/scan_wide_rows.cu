@@ -236,7 +236,7 @@ void launch_tagged(const int* d_in, int n, int* d_out) {
   TaggedStates& s = next_call(tiles);
   wide_rows<kThreads, kV, kOrder, kParked><<<tiles, kThreads>>>(d_in, n, d_out, s.d_states,
                                                                  s.d_states + s.capacity, s.tickets, s.epoch);
-  if (kOrder == Order::kTickets) s.tickets += tiles;  // v10 takes none
+  if (kOrder == Order::kTickets) s.tickets += tiles;  // v9 and v10 take none
 }
 
 constexpr int kWideRowThreads = 128;
