@@ -1,5 +1,5 @@
 // The benchmark's scan group: the scan references of grader/bench/references/ (lab 05's v1 to v6,
-// then v7 to v10) on 2^25 int32, next to CUB's InclusiveSum and the grader's read and copy. Rows
+// then v7 to v11) on 2^25 int32, next to CUB's InclusiveSum and the grader's read and copy. Rows
 // keep the names of the lab versions they reproduce.
 #include <optional>
 #include <string>
@@ -68,7 +68,9 @@ void bench_scans(Bench& b) {
       {"scan v9 launch order", "128 threads x 48 elements (whole array)", true,
        [=](const int* i, int k, int* o) { ref::scan_v9_launch_order(i, k, o); }},
       {"scan v10 wide tiles", "128 threads x 64 elements (whole array)", true,
-       [=](const int* i, int k, int* o) { ref::scan_v10_wide_tiles(i, k, o); }}};
+       [=](const int* i, int k, int* o) { ref::scan_v10_wide_tiles(i, k, o); }},
+      {"scan v11 split tile", "128 threads x 2 x 64 elements (whole array)", true,
+       [=](const int* i, int k, int* o) { ref::scan_v11_split_tile(i, k, o); }}};
   const std::vector<int> tiles = grader::cpu_inclusive_scan(values, tile);
   // All equal to 200: large, yet its sums over the 10000019-element case stay within int32 (lab
   // 05's inputs never overflow, so neither do these).
@@ -82,7 +84,7 @@ void bench_scans(Bench& b) {
           return grader::cpu_inclusive_scan(x, segment);
         });
       }
-      // v1 to v4 take any pointer; v5 to v10 read int4 (lab 05's interface promises cudaMalloc's).
+      // v1 to v4 take any pointer; v5 to v11 read int4 (lab 05's interface promises cudaMalloc's).
       return suite->first_failure(v.run, !v.whole_array);
     });
     b.measure(group, v.kernel, v.launch, name, bytes, v.whole_array ? whole : tiles, d_out,

@@ -100,16 +100,17 @@ void scan_v3_blelloch_padded(const int* d_in, int n, int* d_out, int tile);
 void scan_v4_warp_shuffle(const int* d_in, int n, int* d_out, int tile);
 
 // ---- scan_array.cu, scan_wide_rows.cu: inclusive scan of a whole int32 array (lab 05 v5, v6; ----
-// then v7 to v10). d_workspace: scan_workspace_bytes(n) bytes, any content (each call initializes
+// then v7 to v11). d_workspace: scan_workspace_bytes(n) bytes, any content (each call initializes
 // what it uses).
 std::size_t scan_workspace_bytes(int n);
 void scan_v5_multi_block(const int* d_in, int n, int* d_out, void* d_workspace, int threads_per_block);
 void scan_v6_single_pass(const int* d_in, int n, int* d_out, void* d_workspace);
 void scan_v7_wide_rows(const int* d_in, int n, int* d_out, void* d_workspace);  // 128 threads x 48
-// v8 to v10 keep their own workspace (their tagged states are never cleared between calls).
+// v8 to v11 keep their own workspace (their tagged states are never cleared between calls).
 void scan_v8_tagged(const int* d_in, int n, int* d_out);
 void scan_v9_launch_order(const int* d_in, int n, int* d_out);  // 128 threads x 48
 void scan_v10_wide_tiles(const int* d_in, int n, int* d_out);   // 128 threads x 64
+void scan_v11_split_tile(const int* d_in, int n, int* d_out);   // 128 threads x 2 x 64
 constexpr int kMultiBlockThreads = 128;            // v5's block size (lab 05's sweep)
 
 // ---- equalization.cu, equalization_fused.cu: histogram equalization of n 8-bit pixels (lab 06) -

@@ -1,5 +1,5 @@
 // Inclusive scans of a whole int32 array: lab 05 v5 and v6 (handout 05); the faster single passes
-// that follow them, v7 to v10, are in scan_wide_rows.cu.
+// that follow them, v7 to v11, are in scan_wide_rows.cu.
 //   v5 multi-block   three passes: each tile's total, one block scans the totals, each tile scanned
 //                    again from its offset (reads the input twice: at best 2/3 of a copy)
 //   v6 single pass   tiles taken in order from a counter; each publishes its total, then looks back

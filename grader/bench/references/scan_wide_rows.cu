@@ -1,4 +1,4 @@
-// The whole-array single pass after lab 05's v6 (scan_array.cu): v7 to v10, each one change.
+// The whole-array single pass after lab 05's v6 (scan_array.cu): v7 to v11, each one change.
 //   v7 wide rows      v6 with blocks of 128 threads, 48 consecutive elements each (tiles of 6144):
 //                     a quarter of the warps meet at each barrier while warp 0 looks back, and each
 //                     thread has 12 loads in flight
@@ -14,6 +14,9 @@
 //   v10 wide tiles    v9 with 64 elements a thread (tiles of 8192): a quarter fewer tiles, so a
 //                     quarter fewer look-backs for the same data; 80 registers and 34 KiB of shared
 //                     memory, 6 blocks an SM
+//   v11 split tile    v10's tile doubled, its second half held in registers through the
+//                     look-back: registers idle while warp 0 waits hold data, and each SM holds 5
+//                     tiles of 64 KiB instead of 6 of 32 KiB
 // Measured on an H100 80GB HBM3 (driver 580.159.04, 2026-11-23, 2^25 int32): v7 0.996-1.01x CUB,
 // 78.8-79.1 % of a device copy (CUB 77.7-79.1 %). On an H200 (same driver and date) v7 1.01x CUB
 // (70.9 % of a copy; CUB 70.3 %). v8 against v7 in the same runs: H100 1.03x CUB where v7 was
@@ -41,7 +44,14 @@
 // 96: 81.7-81.8; 256 x 32: 82.9-83.3; 256 x 24: 76.7-77.0). Fewer tiles resident, fewer waits
 // hidden (blocks an SM cut by unused shared memory, same run): v10 6 blocks 84.7-84.9 %, 4 blocks
 // 78.9-79.3, 3 blocks 73.1-73.2; v9 8 blocks 82.9-83.1, 6 blocks 80.0-80.6, 4 blocks 72.8-73.0;
-// 128 x 80, 5 blocks an SM: 85.0-85.2. Tried, each slower than v9 or v10:
+// 128 x 80, 5 blocks an SM: 85.0-85.2. Hence v11, whose halves of 64 and 64 elements a thread
+// (5 blocks an SM) ran at 86.5-87.1 % in the same scratch runs, and 86.6-86.7 with halves of 64
+// and 48 (6 blocks an SM); on an H200 78.1-79.1 and 78.8 % where v10's shape ran at 76.4 %. Written
+// as one loop over its two halves, v11 ran no faster than v10 (83.4-84.1 %, 96 registers both
+// ways); written straight, as below, 86.9-87.2 %. In the benchmark (2026-11-24, H100 08:07, H200
+// 08:09 UTC), % of a copy: v9 82.8 and 74.7, v10 84.1 and 75.1, v11 85.6 (1.10x CUB) and 78.8
+// (1.12x CUB).
+// Tried, each slower than v9 or v10:
 //   polls reading 4 to 16 states a lane (128 to 512 tiles a round trip)                63-78 %
 //   a two-level look-back (each group of 32 tiles also publishes its sum and prefix)  78.2-81.0 %
 //   persistent blocks, the next tile copied in (cp.async) before the look-back         48-61 %
@@ -49,6 +59,8 @@
 //   tiles copied in by cp.async, rows scanned in place: 9 or 13 blocks an SM           75-79 %
 #include "grader/bench/references/references.cuh"
 #include "grader/bench/references/scan_common.cuh"
+
+#include <cuda_pipeline.h>
 
 namespace bench::reference {
 namespace {
@@ -89,6 +101,58 @@ __device__ __forceinline__ int look_back_tagged(const unsigned long long* d_stat
   }
 }
 
+// Warp 0 of tile `tile` over tagged states: publish_and_look_back's steps (scan_common.cuh).
+__device__ __forceinline__ void publish_and_look_back_tagged(long long tile, int aggregate, unsigned long long* d_states,
+                                                             unsigned long long epoch, int* s_prefix) {
+  if (threadIdx.x >= kWarpSize) return;
+  int prefix = 0;
+  if (tile == 0) {
+    if (threadIdx.x == 0) publish_tagged(d_states, 0, kPrefix, aggregate, epoch);
+  } else {
+    if (threadIdx.x == 0) publish_tagged(d_states, tile, kAggregate, aggregate, epoch);
+    prefix = look_back_tagged(d_states, tile, epoch);
+    if (threadIdx.x == 0) publish_tagged(d_states, tile, kPrefix, prefix + aggregate, epoch);
+  }
+  if (threadIdx.x == 0) *s_prefix = prefix;
+}
+
+// Four elements from `first` on, zeros past n; their store, nothing past n; all four plus `add`.
+__device__ __forceinline__ int4 load_guarded(const int* d_in, long long first, int n) {
+  return make_int4(first < n ? d_in[first] : 0, first + 1 < n ? d_in[first + 1] : 0,
+                   first + 2 < n ? d_in[first + 2] : 0, first + 3 < n ? d_in[first + 3] : 0);
+}
+__device__ __forceinline__ void store_guarded(int* d_out, long long first, int n, int4 v) {
+  if (first < n) d_out[first] = v.x;
+  if (first + 1 < n) d_out[first + 1] = v.y;
+  if (first + 2 < n) d_out[first + 2] = v.z;
+  if (first + 3 < n) d_out[first + 3] = v.w;
+}
+__device__ __forceinline__ int4 plus(int4 v, int add) { return make_int4(v.x + add, v.y + add, v.z + add, v.w + add); }
+
+// Int4 number `vector` of a tile staged in rows of kV int4 padded to kV + 1.
+template <int kV>
+__device__ __forceinline__ int staged(int vector) {
+  return (vector / kV) * (kV + 1) + vector % kV;
+}
+
+// A staged tile (v11: half a tile) of kV int4 a thread, plus `add`, to d_out from `tile_start`
+// (nothing past n).
+template <int kThreads, int kV>
+__device__ __forceinline__ void store_staged_rows(int* d_out, long long tile_start, int n, bool whole,
+                                                  const int4* s_stage, int add) {
+#pragma unroll
+  for (int k = 0; k < kV; ++k) {
+    const int vector = k * kThreads + threadIdx.x;
+    const long long first = tile_start + 4LL * vector;
+    const int4 v = plus(s_stage[staged<kV>(vector)], add);
+    if (whole) {
+      reinterpret_cast<int4*>(d_out + tile_start)[vector] = v;
+    } else {
+      store_guarded(d_out, first, n, v);
+    }
+  }
+}
+
 // Where a tile's number comes from. kCounter (v7): a counter the memset before each call zeroes
 // with the plain states. kTickets (v8): a ticket counter that runs on from call to call, with
 // tagged states. kLaunch (v9, v10): blockIdx.x, with tagged states.
@@ -119,17 +183,9 @@ __global__ void __launch_bounds__(kThreads)
 #pragma unroll
   for (int k = 0; k < kV; ++k) {
     const int vector = k * kThreads + threadIdx.x;
-    const long long first = start + 4LL * vector;
-    int4 v;
-    if (whole) {
-      v = reinterpret_cast<const int4*>(d_in + start)[vector];
-    } else {
-      v.x = first < n ? d_in[first] : 0;
-      v.y = first + 1 < n ? d_in[first + 1] : 0;
-      v.z = first + 2 < n ? d_in[first + 2] : 0;
-      v.w = first + 3 < n ? d_in[first + 3] : 0;
-    }
-    s_stage[(vector / kV) * kRow + vector % kV] = v;
+    const long long first = start + 4LL * vector;  // here, not in the branch: 64 registers, not 71
+    s_stage[staged<kV>(vector)] =
+        whole ? reinterpret_cast<const int4*>(d_in + start)[vector] : load_guarded(d_in, first, n);
   }
   __syncthreads();
   int4 mine[kV];
@@ -149,28 +205,11 @@ __global__ void __launch_bounds__(kThreads)
   // Parked: each thread writes back only its own row, read back by others after the barrier below.
   auto write_row = [&](int add) {
 #pragma unroll
-    for (int k = 0; k < kV; ++k) {
-      int4 v = mine[k];
-      v.x += add;
-      v.y += add;
-      v.z += add;
-      v.w += add;
-      s_stage[threadIdx.x * kRow + k] = v;
-    }
+    for (int k = 0; k < kV; ++k) s_stage[threadIdx.x * kRow + k] = plus(mine[k], add);
   };
   if constexpr (kParked) write_row(threads_before);
   if constexpr (kTagged) {
-    if (threadIdx.x < kWarpSize) {
-      int prefix = 0;
-      if (tile == 0) {
-        if (threadIdx.x == 0) publish_tagged(d_states, 0, kPrefix, aggregate, epoch);
-      } else {
-        if (threadIdx.x == 0) publish_tagged(d_states, tile, kAggregate, aggregate, epoch);
-        prefix = look_back_tagged(d_states, tile, epoch);
-        if (threadIdx.x == 0) publish_tagged(d_states, tile, kPrefix, prefix + aggregate, epoch);
-      }
-      if (threadIdx.x == 0) s_prefix = prefix;
-    }
+    publish_and_look_back_tagged(tile, aggregate, d_states, epoch, &s_prefix);
   } else {
     publish_and_look_back(tile, aggregate, d_states, &s_prefix);
   }
@@ -181,24 +220,88 @@ __global__ void __launch_bounds__(kThreads)
     add_on_store = 0;
     __syncthreads();
   }
+  store_staged_rows<kThreads, kV>(d_out, start, n, whole, s_stage, add_on_store);
+}
+
+// Row `row` of a staged tile scanned in place from `carry`, in two passes over shared memory (its
+// sum first, then the scan), so no register holds the row; returns the row's sum.
+template <int kV>
+__device__ __forceinline__ int row_sum(const int4* row) {
+  int sum = 0;
+#pragma unroll
+  for (int k = 0; k < kV; ++k) sum += row[k].x + row[k].y + row[k].z + row[k].w;
+  return sum;
+}
+template <int kV>
+__device__ __forceinline__ void scan_row(int4* row, int carry) {
 #pragma unroll
   for (int k = 0; k < kV; ++k) {
-    const int vector = k * kThreads + threadIdx.x;
-    const long long first = start + 4LL * vector;
-    int4 v = s_stage[(vector / kV) * kRow + vector % kV];
-    v.x += add_on_store;
-    v.y += add_on_store;
-    v.z += add_on_store;
-    v.w += add_on_store;
-    if (whole) {
-      reinterpret_cast<int4*>(d_out + start)[vector] = v;
-    } else {
-      if (first < n) d_out[first] = v.x;
-      if (first + 1 < n) d_out[first + 1] = v.y;
-      if (first + 2 < n) d_out[first + 2] = v.z;
-      if (first + 3 < n) d_out[first + 3] = v.w;
+    int4 v = row[k];
+    v.x += carry;
+    v.y += v.x;
+    v.z += v.y;
+    v.w += v.z;
+    carry = v.w;
+    row[k] = v;
+  }
+}
+
+// v11: a tile of two halves of kV int4 a thread. The first goes to the staged rows by asynchronous
+// copies (no register on the way), the second into registers, striped as loaded; a sum needs no
+// transposition, so the tile's total, and its look-back, wait for nothing else. The second half is
+// staged and scanned only once the first is out. Five blocks an SM (96 registers).
+template <int kThreads, int kV>
+__global__ void __launch_bounds__(kThreads, 5)
+    split_tile(const int* d_in, int n, int* d_out, unsigned long long* d_states, unsigned long long epoch) {
+  constexpr long long kHalf = 4LL * kV * kThreads;
+  __shared__ int4 s_stage[kThreads * (kV + 1)];
+  __shared__ int warp_totals[kWarpSize], held_totals[kWarpSize];
+  __shared__ int s_prefix;
+  const long long tile = blockIdx.x;
+  const long long start = tile * 2 * kHalf;
+  const bool whole = start + 2 * kHalf <= n;
+  int4* my_row = s_stage + threadIdx.x * (kV + 1);
+  int4 held[kV];
+  if (whole) {
+    const int4* d_tile = reinterpret_cast<const int4*>(d_in + start);
+#pragma unroll
+    for (int k = 0; k < kV; ++k) {
+      const int vector = k * kThreads + threadIdx.x;
+      __pipeline_memcpy_async(&s_stage[staged<kV>(vector)], d_tile + vector, sizeof(int4));
+    }
+    __pipeline_commit();
+#pragma unroll
+    for (int k = 0; k < kV; ++k) held[k] = d_tile[kV * kThreads + k * kThreads + threadIdx.x];
+    __pipeline_wait_prior(0);
+  } else {
+#pragma unroll
+    for (int k = 0; k < kV; ++k) {
+      const int vector = k * kThreads + threadIdx.x;
+      s_stage[staged<kV>(vector)] = load_guarded(d_in, start + 4LL * vector, n);
+      held[k] = load_guarded(d_in, start + kHalf + 4LL * vector, n);
     }
   }
+  __syncthreads();
+  const int own = row_sum<kV>(my_row);
+  const int before = block_inclusive_scan(own, warp_totals) - own;
+  const int first_total = warp_totals[kThreads / kWarpSize - 1];
+  int held_sum = 0;
+#pragma unroll
+  for (int k = 0; k < kV; ++k) held_sum += held[k].x + held[k].y + held[k].z + held[k].w;
+  block_inclusive_scan(held_sum, held_totals);
+  scan_row<kV>(my_row, before);
+  publish_and_look_back_tagged(tile, first_total + held_totals[kThreads / kWarpSize - 1], d_states, epoch, &s_prefix);
+  __syncthreads();
+  const int prefix = s_prefix;
+  store_staged_rows<kThreads, kV>(d_out, start, n, whole, s_stage, prefix);
+  __syncthreads();  // the second half into the rows the first has left
+#pragma unroll
+  for (int k = 0; k < kV; ++k) s_stage[staged<kV>(k * kThreads + threadIdx.x)] = held[k];
+  __syncthreads();
+  const int own_held = row_sum<kV>(my_row);
+  scan_row<kV>(my_row, prefix + first_total + block_inclusive_scan(own_held, warp_totals) - own_held);
+  __syncthreads();
+  store_staged_rows<kThreads, kV>(d_out, start + kHalf, n, whole, s_stage, 0);
 }
 
 template <int kThreads, int kV>
@@ -207,7 +310,7 @@ constexpr int tiles_of(int n) {
   return static_cast<int>((n + kTile - 1) / kTile);
 }
 
-// The tagged states and the ticket counter of v8 to v10, zeroed once when (re)allocated and never
+// The tagged states and the ticket counter of v8 to v11, zeroed once when (re)allocated and never
 // again: calls are told apart by their epoch (2^30 of them before it wraps). One device, one
 // stream: the benchmark's use.
 struct TaggedStates {
@@ -264,6 +367,13 @@ void scan_v9_launch_order(const int* d_in, int n, int* d_out) {
 
 void scan_v10_wide_tiles(const int* d_in, int n, int* d_out) {
   launch_tagged<kWideRowThreads, kWideTileVectors, Order::kLaunch, true>(d_in, n, d_out);
+}
+
+void scan_v11_split_tile(const int* d_in, int n, int* d_out) {
+  if (n == 0) return;
+  const int tiles = tiles_of<kWideRowThreads, 2 * kWideTileVectors>(n);
+  TaggedStates& s = next_call(tiles);
+  split_tile<kWideRowThreads, kWideTileVectors><<<tiles, kWideRowThreads>>>(d_in, n, d_out, s.d_states, s.epoch);
 }
 
 }  // namespace bench::reference
