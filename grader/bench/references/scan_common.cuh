@@ -145,18 +145,20 @@ __device__ __forceinline__ void store_staged(int* d_out, long long tile_start, i
   }
 }
 
+// Four consecutive elements scanned in place after `carry`; returns the last (the next carry).
+__device__ __forceinline__ int scan_int4(int4& v, int carry) {
+  v.x += carry;
+  v.y += v.x;
+  v.z += v.y;
+  v.w += v.z;
+  return v.w;
+}
+
 // The thread's 16 elements scanned in place; returns their total.
 __device__ __forceinline__ int scan_own(Items& items) {
   int total = 0;
 #pragma unroll
-  for (int k = 0; k < kVectors; ++k) {
-    int4& v = items.v[k];
-    v.x += total;
-    v.y += v.x;
-    v.z += v.y;
-    v.w += v.z;
-    total = v.w;
-  }
+  for (int k = 0; k < kVectors; ++k) total = scan_int4(items.v[k], total);
   return total;
 }
 __device__ __forceinline__ void add_to_all(Items& items, int value) {

@@ -192,13 +192,8 @@ __global__ void __launch_bounds__(kThreads)
   int own = 0;
 #pragma unroll
   for (int k = 0; k < kV; ++k) {
-    int4 v = s_stage[threadIdx.x * kRow + k];
-    v.x += own;
-    v.y += v.x;
-    v.z += v.y;
-    v.w += v.z;
-    own = v.w;
-    mine[k] = v;
+    mine[k] = s_stage[threadIdx.x * kRow + k];
+    own = scan_int4(mine[k], own);
   }
   const int threads_before = block_inclusive_scan(own, warp_totals) - own;
   const int aggregate = warp_totals[kThreads / kWarpSize - 1];
@@ -223,8 +218,8 @@ __global__ void __launch_bounds__(kThreads)
   store_staged_rows<kThreads, kV>(d_out, start, n, whole, s_stage, add_on_store);
 }
 
-// Row `row` of a staged tile scanned in place from `carry`, in two passes over shared memory (its
-// sum first, then the scan), so no register holds the row; returns the row's sum.
+// A thread's staged row in two passes over shared memory, so no register holds the row: its sum,
+// then the row scanned in place from `carry`.
 template <int kV>
 __device__ __forceinline__ int row_sum(const int4* row) {
   int sum = 0;
@@ -237,11 +232,7 @@ __device__ __forceinline__ void scan_row(int4* row, int carry) {
 #pragma unroll
   for (int k = 0; k < kV; ++k) {
     int4 v = row[k];
-    v.x += carry;
-    v.y += v.x;
-    v.z += v.y;
-    v.w += v.z;
-    carry = v.w;
+    carry = scan_int4(v, carry);
     row[k] = v;
   }
 }
