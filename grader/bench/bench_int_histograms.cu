@@ -148,6 +148,10 @@ void bench_4096_bins(Bench& b, Distribution dist) {
   const EdgeRun<unsigned, unsigned> rotated = [=](const unsigned* i, int k, unsigned* o) {
     ref::histogram_4096_v3_rotated(i, k, o, kSaturationCap, accumulator, launch);
   };
+  const ref::GridLaunch launch_v4 = ref::histogram_4096_v4_launch(sm_count());
+  const EdgeRun<unsigned, unsigned> one_block = [=](const unsigned* i, int k, unsigned* o) {
+    ref::histogram_4096_v4_one_block_an_sm(i, k, o, kSaturationCap, accumulator, launch_v4);
+  };
   auto edges = [&](const std::string& kernel, const EdgeRun<unsigned, unsigned>& run, bool cap) {
     return b.edges(kernel, [&] {
       EdgeSuite<unsigned, unsigned> suite(0, kBins - 1, kBins - 1, [cap](const std::vector<unsigned>& v) {
@@ -168,6 +172,9 @@ void bench_4096_bins(Bench& b, Distribution dist) {
   b.measure(group, "4096 v3 saturated, rotated merge", grader::describe(launch) + ", cap 127", name,
             bytes, capped, d_bins, [&] { rotated(in, n, out); }, y, false,
             edges("4096 v3 saturated, rotated merge", rotated, true));
+  b.measure(group, "4096 v4 saturated, one block an SM", grader::describe(launch_v4) + ", cap 127", name,
+            bytes, capped, d_bins, [&] { one_block(in, n, out); }, y, false,
+            edges("4096 v4 saturated, one block an SM", one_block, true));
 }
 
 }  // namespace bench

@@ -10,6 +10,9 @@
 //                       32 b) so that blocks finishing together do not queue on one bin's L2
 //                       atomics; then the finisher caps and re-zeroes, launched while the
 //                       histogram runs (finish_bins.cuh)
+//   v4 one block an SM  v3 with one block of 1024 threads an SM instead of two (half the blocks to
+//                       zero and merge), four 16-byte loads a trip, and the first trip's loads
+//                       issued before the bins are zeroed
 // % of read (uniform / normal / all equal), medians of 20, driver 580.159.04, 2026-11-23:
 //                       H100 80GB HBM3            H200
 //   v1 + cap            87.4 / 88.8 / 88.5        78.0 / 83.0 / 84.2
@@ -29,6 +32,17 @@
 // uniform values against a read of 32.9 us (88.9 and 91.3 %), with its finisher in stream order
 // too; the timing now takes both parities (grader/core/timing.cu): 37.5 us. Issuing the next
 // trip's loads before this trip's atomics (bytes v3's loop) stayed within those two speeds.
+// v4 (driver 580.159.04, 2026-11-24, medians of 20, three runs of the group on each GPU, v3 in the
+// same runs): H100 95.6-96.0 / 94.9-95.6 / 94.6-95.1 % (v3 93.1-94.1 / 94.5-94.9 / 94.8-94.9);
+// H200 90.2-91.5 / 90.9-92.6 / 92.6-93.2 % (v3 88.5-88.8 / 90.7-92.2 / 92.7-93.1). Its steps, on
+// one H200, scratch variants timed in turn with the read (200 runs, uniform, 09:57-09:59 UTC): v3
+// 89.2 %; four loads a trip, the first before the zeroing, 90.5 %; one block an SM as well 92.4 %.
+// What v4 still spends there: its finisher 1.5 us of 36 us (96.3 % without it), the merge about
+// 1.3 us, the shared atomics about 0.5 us (no atomic, no merge, no finisher: 98.3 %; conflict-free
+// atomics run no faster than real ones). Not kept: eight loads a trip (89.2 %); v3 in blocks of
+// 512 or 256 (82.4 or 70.2 %); a 64-bit merge whose high word counts the blocks, so that each
+// bin's last block writes it capped and no finisher is needed (one block an SM: 89.6-90.1 %, every
+// block waiting for its 4096 atomics' answers).
 #include <cstdint>
 
 #include "grader/bench/references/finish_bins.cuh"
@@ -46,30 +60,40 @@ __device__ void count_four(unsigned* s_bins, const uint4& v) {
   atomicAdd(&s_bins[v.w], 1u);
 }
 
-// The block's private histogram of its grid-stride share, merged into d_bins: zero, two uint4 per
-// trip (both loaded before the first atomic), the scalar tail, merge of the non-empty bins, from
-// bin `first_bin` on (wrapping around).
+// The block's private histogram of its grid-stride share, merged into d_bins: zero, kTrip uint4 per
+// trip (all loaded before the first atomic), the scalar tail, merge of the non-empty bins, from
+// bin `first_bin` on (wrapping around). kLoadFirst (v4): the first trip's loads are issued before
+// the bins are zeroed, so the block waits on memory and on its zeroing at once.
+template <int kTrip = 2, bool kLoadFirst = false>
 __device__ void histogram_into(const unsigned* d_values, int n, unsigned* d_bins, unsigned* s_bins,
                                int first_bin = 0) {
+  const int stride = gridDim.x * blockDim.x;
+  const bool aligned = reinterpret_cast<std::uintptr_t>(d_values) % alignof(uint4) == 0;
+  const uint4* d_vectors = reinterpret_cast<const uint4*>(d_values);
+  const int vectors = aligned ? n / 4 : 0;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  uint4 trip[kTrip];
+  const bool loaded_first = kLoadFirst && i + (kTrip - 1) * stride < vectors;
+  if (loaded_first) {
+#pragma unroll
+    for (int k = 0; k < kTrip; ++k) trip[k] = d_vectors[i + k * stride];
+  }
   for (int b = threadIdx.x; b < kBins4096; b += blockDim.x) s_bins[b] = 0;
   __syncthreads();
-  const int stride = gridDim.x * blockDim.x;
-  int tail = 0;
-  if (reinterpret_cast<std::uintptr_t>(d_values) % alignof(uint4) == 0) {
-    const uint4* d_vectors = reinterpret_cast<const uint4*>(d_values);
-    const int vectors = n / 4;
-    int i = blockIdx.x * blockDim.x + threadIdx.x;
-    for (; i + stride < vectors; i += 2 * stride) {
-      const uint4 first = d_vectors[i];
-      const uint4 second = d_vectors[i + stride];
-      count_four(s_bins, first);
-      count_four(s_bins, second);
-    }
-    if (i < vectors) count_four(s_bins, d_vectors[i]);
-    tail = 4 * vectors;
+  if (loaded_first) {
+#pragma unroll
+    for (int k = 0; k < kTrip; ++k) count_four(s_bins, trip[k]);
+    i += kTrip * stride;
   }
-  for (int i = tail + blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    atomicAdd(&s_bins[d_values[i]], 1u);
+  for (; i + (kTrip - 1) * stride < vectors; i += kTrip * stride) {
+#pragma unroll
+    for (int k = 0; k < kTrip; ++k) trip[k] = d_vectors[i + k * stride];
+#pragma unroll
+    for (int k = 0; k < kTrip; ++k) count_four(s_bins, trip[k]);
+  }
+  for (; i < vectors; i += stride) count_four(s_bins, d_vectors[i]);
+  for (int j = 4 * vectors + blockIdx.x * blockDim.x + threadIdx.x; j < n; j += stride) {
+    atomicAdd(&s_bins[d_values[j]], 1u);
   }
   __syncthreads();
   for (int k = threadIdx.x; k < kBins4096; k += blockDim.x) {
@@ -117,6 +141,14 @@ __global__ void v3_rotated(const unsigned* d_values, int n, unsigned* d_accumula
   histogram_into(d_values, n, d_accumulator, s_bins, (blockIdx.x * 32) % kBins4096);
 }
 
+// v4: v3's kernel, one block of 1024 an SM, four vectors a trip, the first trip loaded first.
+__global__ void __launch_bounds__(1024, 1) v4_one_block_an_sm(const unsigned* d_values, int n,
+                                                              unsigned* d_accumulator) {
+  __shared__ unsigned s_bins[kBins4096];
+  finish::let_finisher_launch();
+  histogram_into<4, true>(d_values, n, d_accumulator, s_bins, (blockIdx.x * 32) % kBins4096);
+}
+
 }  // namespace
 
 void histogram_4096_v1_wide(const unsigned* d_values, int n, unsigned* d_bins, GridLaunch launch) {
@@ -143,5 +175,13 @@ void histogram_4096_v3_rotated(const unsigned* d_values, int n, unsigned* d_bins
   if (n > 0) v3_rotated<<<launch.blocks, launch.threads_per_block>>>(d_values, n, d_accumulator);
   finish::launch_finisher(d_accumulator, d_bins, kBins4096, cap);
 }
+
+void histogram_4096_v4_one_block_an_sm(const unsigned* d_values, int n, unsigned* d_bins, unsigned cap,
+                                       unsigned* d_accumulator, GridLaunch launch) {
+  if (n > 0) v4_one_block_an_sm<<<launch.blocks, launch.threads_per_block>>>(d_values, n, d_accumulator);
+  finish::launch_finisher(d_accumulator, d_bins, kBins4096, cap);
+}
+
+GridLaunch histogram_4096_v4_launch(int sm_count) { return {sm_count, 1024}; }
 
 }  // namespace bench::reference

@@ -72,6 +72,10 @@ void histogram_4096_v2_saturated(const unsigned* d_values, int n, unsigned* d_bi
 // leaves it zero), then a finisher caps it into d_bins: no memset, no handshake.
 void histogram_4096_v3_rotated(const unsigned* d_values, int n, unsigned* d_bins, unsigned cap,
                                unsigned* d_accumulator, GridLaunch launch);
+// v4: v3 with one block an SM and four vectors a trip (same accumulator contract).
+void histogram_4096_v4_one_block_an_sm(const unsigned* d_values, int n, unsigned* d_bins, unsigned cap,
+                                       unsigned* d_accumulator, GridLaunch launch);
+GridLaunch histogram_4096_v4_launch(int sm_count);  // v4: 1 block of 1024 per SM
 
 // ---- histogram_bytes.cu: 256 bins of bytes (lab 03 (b), lab 06 stage 1) -------------------------
 constexpr int kByteBins = 256;
