@@ -20,6 +20,9 @@ struct Row {
   bool is_yardstick = false; // the grader's or CUB's, not a reference
   grader::Summary time;      // ms
   double bytes = 0;          // bytes the work must move at least (read, or read + write)
+  // Bytes the reference's design moves where that is more than `bytes` (equalization: the image
+  // read twice, less what the kernel keeps on chip between its passes, and written once).
+  double traffic_bytes = kNotRelevant;
   double read_percent = kNotRelevant;  // streaming-read time / this time
   double copy_percent = kNotRelevant;  // device-copy time / this time
   double vs_baseline = kNotRelevant;   // the group's baseline time / this time

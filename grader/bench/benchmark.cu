@@ -6,7 +6,8 @@
 // and not timed. The groups live in bench_*.cu; this file runs them and writes the report.
 //   meson compile -C build bench      or      build/grader/bench/kernel_benchmark --out DIR
 // Options: --out DIR (writes benchmark.txt, .json, .csv), --runs N (timed runs, at least 20),
-//          --only TEXT (only the groups whose name contains TEXT, e.g. --only scan),
+//          --only TEXT (only the groups whose name contains TEXT, e.g. --only scan; the letters and
+//          equalization bring the byte histograms, whose input they share),
 //          --profile (each kernel once, untimed, between cudaProfilerStart and Stop: for ncu, through
 //          profile_references.py).
 #include <cctype>
@@ -58,8 +59,20 @@ Header describe_machine(const std::string& gpu, int runs, const GpuClocks& clock
   return h;
 }
 
+// The groups, each with those timed with it: the letters and equalization run on the bytes' input.
+const std::vector<std::vector<std::string>> kGroups = {
+    {"1024-bin histogram"}, {"4096-bin histogram"},
+    {"256-bin byte histogram", "7-bin letter histogram", "equalization (lab06)"}, {"scan (int32)"}};
+
+// Whether --only picks the group whose first name is `group` (or one timed with it).
 bool selected(const Options& o, const std::string& group) {
-  return o.only.empty() || group.find(o.only) != std::string::npos;
+  for (const std::vector<std::string>& names : kGroups) {
+    if (names.front() != group) continue;
+    for (const std::string& name : names) {
+      if (o.only.empty() || name.find(o.only) != std::string::npos) return true;
+    }
+  }
+  return false;
 }
 
 Options parse(int argc, char** argv) {
@@ -78,6 +91,13 @@ Options parse(int argc, char** argv) {
       if (o.runs < 20) throw std::runtime_error("--runs: at least 20 timed runs");
     } else if (arg.rfind("--only", 0) == 0) {
       o.only = value("--only");
+      bool any = false;
+      std::string names;
+      for (const std::vector<std::string>& group : kGroups) {
+        any = any || selected(o, group.front());
+        for (const std::string& name : group) names += (names.empty() ? "" : ", ") + name;
+      }
+      if (!any) throw std::runtime_error("--only " + o.only + " matches no group; the groups: " + names);
     } else if (arg == "--profile") {
       o.profile = true;
     } else if (arg.rfind("--data", 0) == 0) {

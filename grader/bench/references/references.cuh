@@ -144,6 +144,9 @@ struct FusedLaunch {
   int shared_bytes;  // dynamic shared memory a block: the table's 32 KiB and its chunk
   int vectors_in_registers;  // a thread
 };
+// Bytes of an n-byte image that a fused launch keeps on chip from the count to the remap (the
+// kernel's own rule: all its chunks and registers, or nothing where the image is smaller).
+long long fused_held_bytes(const FusedLaunch& launch, int n);
 const FusedLaunch& equalize_v3_launch();
 void equalize_v3(const std::uint8_t* d_in, int n, std::uint8_t* d_out, Workspace workspace);
 const FusedLaunch& equalize_v4_launch();
