@@ -38,6 +38,7 @@ struct Options {
   int runs = 20;
   std::string only;
   bool profile = false;  // run each kernel once between cudaProfilerStart and Stop, untimed (for ncu)
+  bool list = false;     // print the groups the options select, and stop (no GPU needed)
 };
 
 // The yardsticks of one input, measured before its kernels; 0 = not relevant to this input.

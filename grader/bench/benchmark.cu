@@ -8,6 +8,7 @@
 // Options: --out DIR (writes benchmark.txt, .json, .csv), --runs N (timed runs, at least 20),
 //          --only TEXT (only the groups whose name contains TEXT, e.g. --only scan; the letters and
 //          equalization bring the byte histograms, whose input they share),
+//          --list (print the groups the other options select, and stop: no GPU needed),
 //          --profile (each kernel once, untimed, between cudaProfilerStart and Stop: for ncu, through
 //          profile_references.py).
 #include <cctype>
@@ -100,12 +101,14 @@ Options parse(int argc, char** argv) {
       if (!any) throw std::runtime_error("--only " + o.only + " matches no group; the groups: " + names);
     } else if (arg == "--profile") {
       o.profile = true;
+    } else if (arg == "--list") {
+      o.list = true;
     } else if (arg.rfind("--data", 0) == 0) {
       // The run target passes the standard data file like every tool's; inputs are generated here.
       if (arg == "--data") ++i;
     } else {
       throw std::runtime_error("unknown option " + arg +
-                               " (options: --out DIR, --runs N, --only TEXT, --profile)");
+                               " (options: --out DIR, --runs N, --only TEXT, --list, --profile)");
     }
   }
   return o;
@@ -117,6 +120,13 @@ Options parse(int argc, char** argv) {
 int main(int argc, char** argv) {
   try {
     const bench::Options options = bench::parse(argc, argv);
+    if (options.list) {
+      for (const std::vector<std::string>& group : bench::kGroups) {
+        if (!bench::selected(options, group.front())) continue;
+        for (const std::string& name : group) std::printf("%s\n", name.c_str());
+      }
+      return 0;
+    }
     const grader::DeviceStatus& device = grader::device_status();
     if (!device.available) {
       std::fprintf(stderr, "error: %s\n", device.reason.c_str());
