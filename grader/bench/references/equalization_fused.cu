@@ -21,6 +21,11 @@
 // Against its own traffic (the image read 1.71 times and written once, fused_held_bytes), v4 ran at
 // 91.6-92.9 % of the copy bandwidth on the H100 and 86.4-88.1 % on the H200 (2026-11-24, three
 // runs each, the benchmark's "own traffic's roofline" target).
+// Tried after v4 (H200, 2026-11-24 13:21 UTC, two runs, v4 64.9-65.5 % of a copy in the same runs):
+// the rest counted before the registers are loaded 64.8-65.8 %; then the chunk copied into shared
+// memory asynchronously (cp.async) at the start, so more bytes are in flight while the rest is
+// counted, 61.8-62.3 %; with the rest counted 4 or 6 vectors deep 60.2-60.8 %, and the remap 2 or 3
+// vectors ahead 61.5-62.3 %. Bytes in flight are not what v4 lacks on the H200.
 #include <cooperative_groups.h>
 
 #include <algorithm>

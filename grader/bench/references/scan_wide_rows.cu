@@ -57,6 +57,21 @@
 //   persistent blocks, the next tile copied in (cp.async) before the look-back         48-61 %
 //   each tile summed by one block and scanned, from L2, by a block launched later     47-70 %
 //   tiles copied in by cp.async, rows scanned in place: 9 or 13 blocks an SM           75-79 %
+// Tried after v11 (2026-11-24, 13:06-13:19 UTC, scratch kernels timed in turn with a
+// cudaMemcpyAsync, medians of 60 to 100; % of that copy, H100 / H200; v11 85.6-86.1 / 78.6-80.1):
+//   v11 with no look-back at all (each tile scanned from 0, a wrong result)   88.0-91.9 / 84.6-86.5
+//   v9's shape with no look-back (H200) 98.0-98.9, with it 75.0-75.4; v10's 97.5-98.1 and 76.0-76.9
+//   so v11 hides the wait for its predecessors at the cost of streaming: on the H200 the look-back
+//   costs v9 and v10 over 20 points, and v11's shape without one stays under 90 %.
+//   clusters of 2, 4 or 8 tiles sharing one look-back (distributed shared memory)
+//                                                                             82.7-84.5 / 75.4-77.4
+//   persistent blocks, six tiles of 32 KiB each in flight by bulk copies (TMA), tiles dealt in
+//     turn: with no look-back (H200) 78.6-84.1; with it 30.0-60.7 (each round waits for its
+//     slowest SM)
+//   polls of 2, 4 or 8 states a lane, a ready state never read again (H200): v10 72.1-74.8 where
+//     one a lane ran 75.1-75.6, v11 74.4-76.8 where one ran 79.5-80.1: the wait is for loads, not
+//     for the walk back
+//   whole tiles with no guard, the partial last tile on its own path (H200)              74.3-78.8
 #include "grader/bench/references/references.cuh"
 #include "grader/bench/references/scan_common.cuh"
 
