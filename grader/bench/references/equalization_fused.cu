@@ -41,6 +41,15 @@ namespace {
 using namespace equalize;  // the shared pieces: equalization_remap.cuh
 
 // ---- v3 and v4 -------------------------------------------------------------------------------------
+// The bytes a fused launch keeps on chip between its passes: the image's first bytes, all the
+// blocks' chunks, then kRegs vectors a thread; none where the image is no larger than all of them.
+// The kernel's rule, and fused_held_bytes's.
+__host__ __device__ constexpr long long held_on_chip(long long blocks, long long threads_per_block,
+                                                     long long held_vectors, long long regs, int n) {
+  const long long bytes = 16 * blocks * (held_vectors + threads_per_block * regs);
+  return bytes <= n ? bytes : 0;
+}
+
 // Block b holds vectors b * held .. + held of the image (its chunk) in shared memory while it counts
 // them, then counts the rest with bytes v3's loop; after a grid-wide barrier every block builds the
 // table from the merged bins and remaps the rest (backwards) and its chunk from shared memory.
@@ -63,9 +72,10 @@ __global__ void __launch_bounds__(1024, kBlocksPerSm)
   // Chunks only where both images hold whole vectors and the image is larger than all of them.
   const int threads = static_cast<int>(gridDim.x * blockDim.x);
   const long long chunks = static_cast<long long>(held_vectors) * gridDim.x;
-  const bool hold = aligned && 16 * (chunks + static_cast<long long>(kRegs) * threads) <= n;
+  const long long on_chip = aligned ? held_on_chip(gridDim.x, blockDim.x, held_vectors, kRegs, n) : 0;
+  const bool hold = on_chip > 0;
   const int held = hold ? held_vectors : 0;
-  const int rest_start = hold ? static_cast<int>(16 * (chunks + static_cast<long long>(kRegs) * threads)) : 0;
+  const int rest_start = static_cast<int>(on_chip);
   const long long chunk = static_cast<long long>(blockIdx.x) * held;
   const int me = blockIdx.x * blockDim.x + threadIdx.x;
   const uint4* d_vectors = reinterpret_cast<const uint4*>(d_pixels);
@@ -163,8 +173,7 @@ void fused_equalize(const FusedLaunch& launch, const std::uint8_t* d_in, int n, 
 }  // namespace
 
 long long fused_held_bytes(const FusedLaunch& launch, int n) {
-  const long long held = 16LL * launch.blocks * (launch.held_vectors + 1024LL * launch.vectors_in_registers);
-  return held <= n ? held : 0;
+  return held_on_chip(launch.blocks, 1024, launch.held_vectors, launch.vectors_in_registers, n);
 }
 
 const FusedLaunch& equalize_v3_launch() {
