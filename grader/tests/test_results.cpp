@@ -88,6 +88,24 @@ TEST(Points, AnEdgeTestWhoseMainTestsDidNotRunEarnsNothing) {
   EXPECT_EQ(records[0].score, 0);
 }
 
+TEST(Points, ANeededTestThatSkippedHereDoesNotGate) {
+  // Lab 06's real-image tests skip where the machine has no photograph (the batch's sandbox):
+  // the empty-image test still earns its point once the tests that ran passed.
+  auto edge = grader::make_record("S.HandlesAnEmptyInput", "passed", {1, 0, grader::TestKind::kEdge},
+                                  "", {}, {});
+  edge.needs = {"S.MatchesCpu", "S.MatchesCpuOnTheRealImage", "S.NotInThisRun"};
+  std::vector<grader::TestRecord> records = {
+      grader::make_record("S.MatchesCpu", "passed", {2, 0}, "", {}, {}),
+      grader::make_record("S.MatchesCpuOnTheRealImage", "skipped", {1, 0}, "no real image", {}, {}), edge};
+  grader::apply_gates(records);
+  EXPECT_EQ(records[2].score, 1) << records[2].message;
+
+  records[0] = grader::make_record("S.MatchesCpu", "skipped", {2, 0}, "", {}, {});
+  records[2] = edge;
+  grader::apply_gates(records);
+  EXPECT_EQ(records[2].score, 0) << "no needed test ran, so nothing shows the code does work";
+}
+
 TEST(ResultsJson, HoldsScoreMaxScoreAndEveryTest) {
   const std::vector<grader::TestRecord> records = {
       grader::make_record("A.Passes", "passed", {1, 0}, "", {{"time_ms", 1.5}}, {}),
