@@ -117,6 +117,17 @@ def telling_line(message):
     return "(no message)"
 
 
+def hint_lines(message):
+    """The message's hint lines, each once: two inputs failing alike give the same hint twice."""
+    hints = []
+    for hint in [line.strip() for line in message.splitlines() if "hint:" in line]:
+        if hint.count(")") > hint.count("("):
+            hint = hint[:-1]  # GoogleTest's "Actual: false (...)" closes on this line
+        if hint not in hints:
+            hints.append(hint)
+    return hints
+
+
 def counts(lab):
     tests = lab["tests"]
     return tuple(sum(t["status"] == word for t in tests) for word in ("passed", "failed", "skipped"))
@@ -166,9 +177,7 @@ def main(argv):
         failed = [test for test in lab["tests"] if test["status"] == "failed"]
         for test in failed[:FAILURES_SHOWN_PER_LAB]:
             print(f"  FAILED {lab['lab']} {test['name']}: {telling_line(test['message'])}")
-            for hint in [line.strip() for line in test["message"].splitlines() if "hint:" in line][:2]:
-                if hint.count(")") > hint.count("("):
-                    hint = hint[:-1]  # GoogleTest's "Actual: false (...)" closes on this line
+            for hint in hint_lines(test["message"])[:2]:
                 print(f"    {hint}")
         if failed and os.path.exists(os.path.join(build_dir, "results", f"{lab['lab']}-failures.txt")):
             more = f"{len(failed) - FAILURES_SHOWN_PER_LAB} more and " if len(failed) > FAILURES_SHOWN_PER_LAB else ""

@@ -9,13 +9,9 @@
 
 #include "grader/core/bins_check.cuh"
 #include "grader/core/cpu_reference.hpp"
+#include "grader/core/missing_samples_hint.hpp"
 
 namespace grader {
-
-// The samples missing from (or added to) the bins, where they are exactly a run of the input: its
-// last ones (the tail), its first ones, or one aligned chunk (a block's or a thread's share).
-std::string missing_samples_hint(const std::vector<int>& samples, const std::vector<int>& expected,
-                                 const std::vector<int>& got);
 
 // `what` describes the input, e.g. "1023 uniform samples". The int-sample, int-bin case of
 // bins_match (bins_check.cuh), with the CPU reference histogram as the expected bins.

@@ -46,6 +46,11 @@ class ScoreTable(unittest.TestCase):
             "  lab03 GridStride: pass met (54x faster; needs 4x); stretch not met (58 % of read; needs 60 %)",
             "  lab05 WholeArray: pass not met"])
 
+    def test_each_hint_is_shown_once(self):
+        message = ("uniform: bin 3 wrong\n  hint: exactly the last 7 samples were not counted\n"
+                   "Actual: false (normal: bin 3 wrong\n  hint: exactly the last 7 samples were not counted)")
+        self.assertEqual(report.hint_lines(message), ["hint: exactly the last 7 samples were not counted"])
+
     def test_results_without_a_headline_fall_back_to_the_first_timed_pass(self):
         old = dict(LAB03, headline=None)
         kernel, metrics = report.headline(old)
