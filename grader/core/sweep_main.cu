@@ -11,9 +11,11 @@ int run_sweep(int argc, char** argv, const std::function<void(const DeviceStatus
   try {
     parse_run_options(argc, argv);
     if (kCpuBackend) {
-      std::fprintf(stderr, "The sweep measures time, and timing needs a GPU: the CPU backend checks "
-                           "correctness only.\n");
-      return 2;
+      // Not an error: the student asked for a table this machine cannot make. One line, exit 0,
+      // so `meson compile -C build labNN-sweep` ends without ninja's FAILED.
+      std::printf("No sweep on the CPU backend: the sweep times kernels, and timing needs an NVIDIA "
+                  "GPU (the handout's tables show one GPU's figures).\n");
+      return 0;
     }
     const DeviceStatus& device = device_status();
     if (!device.available) {

@@ -54,6 +54,23 @@ class SanitizeTest(unittest.TestCase):
         self.assertEqual(result.returncode, 77)
         self.assertIn("compute-sanitizer was not found", result.stderr)
 
+    def test_the_cpu_backend_runs_racecheck_under_several_schedule_seeds(self):
+        result = run("cpu-backend", "racecheck", "--", "/bin/sh", "-c", 'echo "seed $CUDA_CPU_BACKEND_SEED"')
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual([l for l in result.stdout.splitlines() if l.startswith("seed")],
+                         ["seed 2", "seed 3", "seed 5", "seed 7"])
+        self.assertIn("passed under schedule seeds 2, 3, 5, 7", result.stdout)
+
+    def test_the_cpu_backend_names_the_seed_that_fails(self):
+        result = run("cpu-backend", "racecheck", "--", "/bin/sh", "-c", 'test "$CUDA_CPU_BACKEND_SEED" != 5')
+        self.assertEqual(result.returncode, 1)
+        self.assertIn("CUDA_CPU_BACKEND_SEED=5", result.stdout)
+
+    def test_the_cpu_backend_skips_memcheck_with_the_reason(self):
+        result = run("cpu-backend", "memcheck", "--", "/bin/true")
+        self.assertEqual(result.returncode, 77)
+        self.assertIn("needs compute-sanitizer and a GPU", result.stderr)
+
     def test_refuses_a_command_line_without_its_separator(self):
         result = run(str(self.fake), "memcheck", "/bin/true")
         self.assertEqual(result.returncode, 2)

@@ -7,14 +7,40 @@ A compiled test program runs under `compute-sanitizer --tool TOOL`; a lab's chec
 runner (the student's code) under it instead (GRADER_RUNNER_WRAPPER). A Python test (the technique
 checks read compiled code, the data and image helpers run no kernel) runs as it is: there is nothing
 on the GPU for the sanitizer to watch, and compute-sanitizer cannot run an interpreter's tools.
-Where compute-sanitizer was not found at configure time (or on the CPU backend), every test is
-reported as skipped, with the reason.
+Where compute-sanitizer was not found at configure time, every test is reported as skipped, with
+the reason. On the CPU backend (SANITIZER `cpu-backend`) racecheck and synccheck run each test
+under several schedule seeds instead: a race or a missing barrier shows there as a wrong result in
+some order of a block's threads (grader/cpu_backend/README.md); memcheck and initcheck skip.
 """
 import os
 import re
 import sys
 
 SKIP = 77
+CPU_BACKEND = "cpu-backend"
+SCHEDULE_SEEDS = (2, 3, 5, 7)  # seed 1 is the plain run's; 0 is index order, no random yields
+
+
+def under_schedule_seeds(tool, command):
+    """The CPU backend's stand-in for racecheck and synccheck: the test under each seed."""
+    if tool not in ("racecheck", "synccheck"):
+        print(f"{tool} needs compute-sanitizer and a GPU: the CPU backend has no {tool} setup "
+              "(its racecheck and synccheck setups run the tests under several schedule seeds).",
+              file=sys.stderr)
+        return SKIP
+    import subprocess
+    for seed in SCHEDULE_SEEDS:
+        env = dict(os.environ, CUDA_CPU_BACKEND_SEED=str(seed))
+        code = subprocess.run(command, env=env).returncode
+        if code not in (0, SKIP):
+            print(f"{tool} on the CPU backend: the test failed under schedule seed {seed} "
+                  f"(replay it with CUDA_CPU_BACKEND_SEED={seed}): a race or a missing barrier")
+            return code
+        if code == SKIP:
+            return SKIP
+    print(f"{tool} on the CPU backend: passed under schedule seeds "
+          f"{', '.join(map(str, SCHEDULE_SEEDS))} (a stand-in for compute-sanitizer, which needs a GPU)")
+    return 0
 
 
 def main(argv):
@@ -34,6 +60,8 @@ def main(argv):
     program = os.path.basename(command[0])
     if re.fullmatch(r"python[\d.]*(\.exe)?", program) or program.endswith(".py"):
         os.execvp(command[0], command)
+    if sanitizer == CPU_BACKEND:
+        return under_schedule_seeds(tool, command)
     # A lab's checker runs no student code itself: it starts the runner (the student's code)
     # through the sanitizer, and fails when the runner's sanitizer reported an error
     # (grader/core/student_code.hpp). Other compiled tests run under it directly.
