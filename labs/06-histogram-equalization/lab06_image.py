@@ -1,24 +1,22 @@
 #!/usr/bin/env python3
 """Lab 06's image helper: find a real photograph on this machine, and turn PNG files into PGM.
 
-  lab06_image.py sample OUT.pgm     write a real grayscale photograph to OUT.pgm, from the first
-                                    source that works: scikit-image's sample photographs (the
-                                    low-contrast moon first), matplotlib's sample photograph,
-                                    then ImageMagick's built-in rose.
-                                    When none works, OUT.pgm is left empty and OUT.pgm.txt says
-                                    what was tried; the exit status is 0 either way, so a build
-                                    never fails for want of a picture.
+  lab06_image.py sample OUT.pgm     write a real grayscale photograph to OUT.pgm: scikit-image's
+                                    low-contrast moon where scikit-image is installed (the
+                                    handout's figures are of it), else the photograph this lab
+                                    ships, images/camera.pgm (CC0, images/README.md).
+                                    When neither can be read, OUT.pgm is left empty and
+                                    OUT.pgm.txt says what was tried; the exit status is 0 either
+                                    way, so a build never fails for want of a picture.
   lab06_image.py to-pgm IN.png OUT.pgm
                                     decode a PNG (8 or 16 bits; gray, RGB, palette, with or
                                     without alpha; not interlaced) with Python's zlib and write an
                                     8-bit PGM. Color becomes gray as (299 R + 587 G + 114 B + 500) // 1000.
 
-Nothing is downloaded: only images that installed packages already ship are used.
+Nothing is downloaded: only the lab's own photograph and images installed packages ship are used.
 """
 import os
-import shutil
 import struct
-import subprocess
 import sys
 import zlib
 
@@ -132,38 +130,26 @@ def from_scikit_image(out):
     raise RuntimeError("scikit-image has none of its sample photographs")
 
 
-def from_matplotlib(out):
-    import numpy as np
-    from matplotlib import cbook  # ships a few sample pictures in mpl-data/sample_data
-    from PIL import Image
-    with cbook.get_sample_data("grace_hopper.jpg") as f:
-        rgb = np.asarray(Image.open(f).convert("RGB")).astype(np.int64)
-    gray = (299 * rgb[:, :, 0] + 587 * rgb[:, :, 1] + 114 * rgb[:, :, 2] + 500) // 1000
-    write_pgm(out, gray.shape[1], gray.shape[0], gray.astype(np.uint8).reshape(-1).tolist())
-    return "matplotlib's sample photograph grace_hopper.jpg"
+SHIPPED = os.path.join(os.path.dirname(os.path.abspath(__file__)), "images", "camera.pgm")
 
 
-def from_imagemagick(out):
-    for program in (["magick"], ["convert"]):
-        if not shutil.which(program[0]):
-            continue
-        done = subprocess.run(program + ["rose:", "-colorspace", "Gray", "-depth", "8", f"pgm:{out}"],
-                              capture_output=True, timeout=60)
-        if done.returncode == 0 and os.path.getsize(out) > 0:
-            with open(out, "rb") as f:
-                if f.read(2) == b"P5":
-                    return f"ImageMagick's built-in rose ({program[0]} rose:)"
-    raise RuntimeError("no working ImageMagick (magick or convert)")
+def from_shipped(out):
+    with open(SHIPPED, "rb") as f:
+        data = f.read()
+    if not data.startswith(b"P5"):
+        raise RuntimeError(f"{SHIPPED} is not a binary PGM")
+    with open(out, "wb") as f:
+        f.write(data)
+    return "the lab's own photograph, images/camera.pgm (CC0, Lav Varshney, from scikit-image)"
 
 
 def sample(out):
     tried = []
-    for source in (from_scikit_image, from_matplotlib, from_imagemagick):
+    for source in (from_scikit_image, from_shipped):
         try:
             found = source(out)
             with open(out + ".txt", "w") as f:
                 f.write(f"{found}\n")
-            print(f"lab 06 sample image: {found} -> {out}")
             return 0
         except Exception as error:  # noqa: BLE001 - every failure is reported, none is fatal
             tried.append(f"{source.__name__}: {error}")

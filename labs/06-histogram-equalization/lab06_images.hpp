@@ -55,11 +55,11 @@ inline Found real_image() {
     result.name = lab06_config::kSampleImage;
     result.found = true;
   } catch (const grader::ImageError&) {
-    result.reason = std::string("no real image on this machine: the build looked for the sample "
-                                "photographs of scikit-image and matplotlib and for ImageMagick's "
-                                "built-in rose, and found none (see ") +
-                    lab06_config::kSampleImage + ".txt). Set LAB06_IMAGE=/path/to/photo.pgm (or .png), "
-                    "or install scikit-image, matplotlib with pillow, or ImageMagick, delete " +
+    result.reason = std::string("no real image: the build could read neither scikit-image's moon "
+                                "nor the lab's own labs/06-histogram-equalization/images/camera.pgm "
+                                "(see ") +
+                    lab06_config::kSampleImage + ".txt). Restore that file (git checkout), or set "
+                    "LAB06_IMAGE=/path/to/photo.pgm (or .png); then delete " +
                     lab06_config::kSampleImage + " and rebuild";
   }
   return result;

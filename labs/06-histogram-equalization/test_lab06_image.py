@@ -76,11 +76,24 @@ class FindsSamples(unittest.TestCase):
             self.assertTrue(os.path.exists(out))
             with open(out + ".txt") as f:
                 note = f.read()
-            if os.path.getsize(out) == 0:
-                self.assertIn("no real image", note)
-            else:
-                with open(out, "rb") as f:
-                    self.assertEqual(f.read(2), b"P5")
+            self.assertGreater(os.path.getsize(out), 0, note)  # the shipped photograph at least
+            with open(out, "rb") as f:
+                self.assertEqual(f.read(2), b"P5")
+
+    def test_without_scikit_image_the_shipped_photograph_is_used(self):
+        def missing(out):
+            raise ImportError("No module named 'skimage'")
+        saved, lab06_image.from_scikit_image = lab06_image.from_scikit_image, missing
+        try:
+            with tempfile.TemporaryDirectory() as tmp:
+                out = os.path.join(tmp, "sample.pgm")
+                self.assertEqual(lab06_image.sample(out), 0)
+                with open(out + ".txt") as f:
+                    self.assertIn("camera.pgm", f.read())
+                with open(out, "rb") as f, open(lab06_image.SHIPPED, "rb") as shipped:
+                    self.assertEqual(f.read(), shipped.read())
+        finally:
+            lab06_image.from_scikit_image = saved
 
 
 if __name__ == "__main__":
