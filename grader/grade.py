@@ -127,18 +127,19 @@ def check_data_file(build_dir):
         fail(f"the data file {os.path.relpath(path)} is damaged: {error}; {redo}")
 
 
-def ensure_cuobjdump(nvcc, tests):
+def ensure_cuobjdump(nvcc):
     """On a cuda build the technique checks read the graded runner's machine code with cuobjdump
-    and nvdisasm. A toolkit without them (pip's or conda's nvcc) gets NVIDIA's wheels of its own
-    major version in .venv, once; where that fails the checks fail, saying why."""
-    if not any("--runner" in t.get("cmd", []) for t in tests):
-        return  # the CPU backend: its checks are not graded
+    and nvdisasm. A toolkit without them (pip's or conda's nvcc) gets NVIDIA's wheels in .venv,
+    once; where that fails the checks fail, saying why."""
     sys.path.insert(0, os.path.join(ROOT, "grader", "tools"))
     from runner_code import find_cuobjdump
     if find_cuobjdump(nvcc):
         return
-    major = (toolchain.nvcc_version(nvcc) or "13").split(".")[0] if nvcc else "13"
-    wheels = [f"nvidia-cuda-cuobjdump=={major}.*", f"nvidia-cuda-nvdisasm=={major}.*"]
+    # The toolkit's own major version where NVIDIA publishes it (13 and up; no 12.x wheels exist),
+    # else the newest, which reads the cubins of older toolkits.
+    major = int((toolchain.nvcc_version(nvcc) or "0").split(".")[0]) if nvcc else 0
+    pin = f"=={major}.*" if major >= 13 else ""
+    wheels = [f"nvidia-cuda-cuobjdump{pin}", f"nvidia-cuda-nvdisasm{pin}"]
     if not os.path.abspath(sys.executable).startswith(VENV + os.sep):
         print(f"warning: cuobjdump or nvdisasm not found: the technique checks cannot read your "
               f"kernels' machine code and earn nothing; pip install {' '.join(wheels)}", flush=True)
@@ -159,7 +160,8 @@ def grade_labs(build_dir, labs, timeout_s):
     tests = student_runs.introspect_tests(build_dir)
     programs = student_runs.graded_programs(tests)
     checks = student_runs.technique_checks(tests, labs)
-    ensure_cuobjdump(toolchain.find_cuda_toolkit(), [t for t in tests.tests if t["name"] in checks])
+    if any("--runner" in t.get("cmd", []) for t in tests.tests if t["name"] in checks):
+        ensure_cuobjdump(toolchain.find_cuda_toolkit())  # a cuda build: its checks read the runner
     if checks:
         run(["meson", "test", "-C", build_dir, "--num-processes", "1", "--quiet"] + checks)
     for lab in labs:
