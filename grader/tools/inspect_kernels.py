@@ -293,8 +293,8 @@ def not_graded(args, checks, needs):
         else:
             kernels, unit, described, source = read
             ok, message = check.run(kernels, unit, source)
-            advice = f"advice from a second compile ({described}), not graded: " \
-                     f"{'would pass' if ok else 'would fail'}: {message}"
+            verdict = "would pass" if ok else f"would fail: {message.split(': ', 1)[-1]}"
+            advice = f"advice from a compile of the file ({described}), not graded: {verdict}"
         outcomes.append((check, False, f"{reason}\n{advice}"))
         print(f"[ SKIP      ] {check.label}: {advice}")
     if args.results:

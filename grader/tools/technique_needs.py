@@ -32,7 +32,8 @@ def main(argv):
         label, _, tests = spec.partition("=")
         for name in filter(None, (t.strip() for t in tests.split(","))):
             if kinds.get(name) != "main":
-                why = "no test of the checker" if name not in kinds else f"a {kinds[name]} test"
+                why = "no test of the checker" if name not in kinds else \
+                    f"{'an' if kinds[name][0] in 'aeiou' else 'a'} {kinds[name]} test, not a main one"
                 wrong.append(f"{label}: {name} is {why}")
     for line in wrong:
         print(line)
