@@ -127,21 +127,48 @@ def check_data_file(build_dir):
         fail(f"the data file {os.path.relpath(path)} is damaged: {error}; {redo}")
 
 
+def ensure_cuobjdump(nvcc):
+    """On a cuda build the technique checks read the graded runner's machine code with cuobjdump
+    and nvdisasm. A toolkit without them (pip's or conda's nvcc) gets NVIDIA's wheels in .venv,
+    once; where that fails the checks fail, saying why."""
+    sys.path.insert(0, os.path.join(ROOT, "grader", "tools"))
+    from runner_code import find_cuobjdump
+    if find_cuobjdump(nvcc):
+        return
+    # The toolkit's own major version where NVIDIA publishes it (13 and up; no 12.x wheels exist),
+    # else the newest, which reads the cubins of older toolkits.
+    major = int((toolchain.nvcc_version(nvcc) or "0").split(".")[0]) if nvcc else 0
+    pin = f"=={major}.*" if major >= 13 else ""
+    wheels = [f"nvidia-cuda-cuobjdump{pin}", f"nvidia-cuda-nvdisasm{pin}"]
+    if not os.path.abspath(sys.executable).startswith(VENV + os.sep):
+        print(f"warning: cuobjdump or nvdisasm not found: the technique checks cannot read your "
+              f"kernels' machine code and earn nothing; pip install {' '.join(wheels)}", flush=True)
+        return
+    print(f"Installing cuobjdump and nvdisasm ({', '.join(wheels)}) into {VENV} (once) ...", flush=True)
+    if run([sys.executable, "-m", "pip", "install", "-q"] + wheels) != 0:
+        print("warning: pip could not install them: the technique checks will say so and earn "
+              "nothing", flush=True)
+
+
 def grade_labs(build_dir, labs, timeout_s):
-    """Every selected lab's tests, one by one (student_runs.py), and its technique checks; the
-    results folder then holds this run's files only."""
+    """Every selected lab's technique checks, then its tests, one by one (student_runs.py); the
+    results folder then holds this run's files only. The checks read the runner's machine code
+    before any of it runs, and earn their points only once the tests they need passed."""
     import student_runs
     results_dir = os.path.join(build_dir, "results")
     shutil.rmtree(results_dir, ignore_errors=True)
     tests = student_runs.introspect_tests(build_dir)
     programs = student_runs.graded_programs(tests)
+    checks = student_runs.technique_checks(tests, labs)
+    if any("--runner" in t.get("cmd", []) for t in tests.tests if t["name"] in checks):
+        ensure_cuobjdump(toolchain.find_cuda_toolkit())  # a cuda build: its checks read the runner
+    if checks:
+        run(["meson", "test", "-C", build_dir, "--num-processes", "1", "--quiet"] + checks)
     for lab in labs:
         print(f"Grading {lab} ...", flush=True)
         document, output = student_runs.run_lab(programs[lab], timeout_s)
         student_runs.write_results(results_dir, document, output)
-    checks = student_runs.technique_checks(tests, labs)
-    if checks:
-        run(["meson", "test", "-C", build_dir, "--num-processes", "1", "--quiet"] + checks)
+    student_runs.gate_checks(results_dir, labs)
     os.makedirs(results_dir, exist_ok=True)
     return results_dir
 

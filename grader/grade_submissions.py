@@ -16,9 +16,23 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 from batch.cli import main  # noqa: E402
-from grade import ensure_tools  # noqa: E402  (meson, ninja, numpy: into .venv when missing)
+from grade import ensure_cuobjdump, ensure_tools  # noqa: E402  (into .venv when missing)
+from toolchain import find_cuda_toolkit  # noqa: E402
+
+
+def backend_of(argv):
+    """The --backend the command line names (batch/cli.py's default: cuda)."""
+    for i, arg in enumerate(argv):
+        if arg == "--backend" and i + 1 < len(argv):
+            return argv[i + 1]
+        if arg.startswith("--backend="):
+            return arg.split("=", 1)[1]
+    return "cuda"
+
 
 if __name__ == "__main__":
     if sys.argv[1:2] != ["merge"]:
         ensure_tools(os.path.abspath(__file__))
+        if backend_of(sys.argv[1:]) == "cuda":
+            ensure_cuobjdump(find_cuda_toolkit())  # its technique checks read each runner's code
     sys.exit(main())

@@ -16,6 +16,8 @@ import json
 import os
 import sys
 
+from runs import scoring  # grader/runs: a technique check's points need its correctness tests
+
 SCHEMA = "gpu-histogram-workbook/results/v1"
 FAILURES_SHOWN_PER_LAB = 3  # the first failures say where to start; the log has the rest
 
@@ -45,7 +47,7 @@ def load_run(build_dir):
         run = None
     if run is None:
         paths = sorted(glob.glob(os.path.join(folder, "lab*.json")))
-        return [r for r in map(load_file, paths) if r], [], []
+        return scoring.gate_documents([r for r in map(load_file, paths) if r]), [], []
     results, missing = [], []
     for lab in run["labs_run"]:
         found = [load_file(p) for p in sorted(glob.glob(os.path.join(folder, f"{lab}*.json")))]
@@ -53,7 +55,8 @@ def load_run(build_dir):
         if not any(r["lab"] == lab for r in found):
             missing.append(lab)
         results += found
-    return results, [lab for lab in run["all_labs"] if lab not in run["labs_run"]], missing
+    return (scoring.gate_documents(results),
+            [lab for lab in run["all_labs"] if lab not in run["labs_run"]], missing)
 
 
 def figure(metrics, key, fmt):
@@ -184,7 +187,17 @@ def main(argv):
             print(f"    ({more}every full message: {results_dir}/{lab['lab']}-failures.txt)")
     for lab in missing:
         print(f"  {lab}: see {results_dir}/{lab}-output.txt")
-    skipped = [t for lab in results for t in lab["tests"] if t["status"] == "skipped"]
+    not_graded = [(lab["lab"], t) for lab in results for t in lab["tests"]
+                  if t.get("kind") == "check" and t["status"] == "skipped"]
+    if not_graded:
+        reason = (not_graded[0][1]["message"].strip().splitlines() or [""])[0]
+        print(f"  Technique checks, 0 points, {reason[:200]}; what a compile of your file says "
+              "(advice only):")
+        for lab, test in not_graded:
+            advice = (test["message"].strip().splitlines() or [""])[-1]
+            print(f"    {lab} {test['name'].split('.')[-1]}: {advice[:300]}")
+    skipped = [t for lab in results for t in lab["tests"] if t["status"] == "skipped"
+               and t.get("kind") != "check"]
     if skipped:
         reason = (skipped[0]["message"].strip().splitlines() or [""])[-1]
         print(f"  {len(skipped)} test(s) skipped; e.g. {skipped[0]['name']}: {reason[:160]}")

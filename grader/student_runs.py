@@ -60,6 +60,29 @@ def technique_checks(build, labs):
     return [t["name"] for lab in labs for t in checker.lab_checks(build.tests, lab)]
 
 
+def gate_checks(results_dir, labs):
+    """Each lab's technique file (labNN_technique.json) rewritten with the scoring rule applied
+    across it and the lab's results: a check earns its points only once the correctness tests it
+    needs passed in this run."""
+    for lab in labs:
+        paths = [os.path.join(results_dir, f"{lab}.json"), os.path.join(results_dir, f"{lab}_technique.json")]
+        if not os.path.exists(paths[1]):
+            continue
+        documents = []
+        for path in paths:
+            try:
+                with open(path, encoding="utf-8") as f:
+                    documents.append(json.load(f))
+            except (OSError, ValueError):
+                pass  # no results for the lab: the checks' needs are not met
+        checks = [d for d in scoring.gate_documents(documents) if d.get("lab") == f"{lab}-technique"]
+        for document in checks:
+            temporary = paths[1] + ".partial"
+            with open(temporary, "w", encoding="utf-8") as f:
+                f.write(json.dumps(document, indent=1) + "\n")
+            os.replace(temporary, paths[1])
+
+
 def points_table(command, env, cwd):
     """([(test, pass points, stretch points, kind, [tests its points need])] in run order,
     the headline {"test", "kernel"} or None)."""

@@ -8,7 +8,7 @@ options are fixed here (backend, architectures, labs, no self-tests); the instru
 directories are never used.
 
 The pristine project is configured and built outside the sandbox (it holds no student code); every
-compile of a submission, and every technique check that compiles it, runs in the sandbox
+compile of a submission, and every technique check (which reads its runner), runs in the sandbox
 (sandbox.py), which sees the project's copy and the slot read-only, the worker's build folder
 writable, and nothing else of the batch: not the report, not other submissions, not the seed.
 """
@@ -253,9 +253,10 @@ class Worker:
         return results
 
     def run_checks(self, lab_name):
-        """The lab's other grade-suite tests (technique checks: they compile the file and read its
-        machine code, running nothing of it), each run as meson defines it; each writes its
-        results file in the build's results/ folder (labs/meson.build), which we read back."""
+        """The lab's other grade-suite tests (technique checks: on the cuda backend they read the
+        machine code of the runner just built, before any of it runs; on the CPU backend they are
+        not graded), each run as meson defines it; each writes its results file in the build's
+        results/ folder (labs/meson.build), which we read back."""
         outcomes = []
         for test in self.checks.get(lab_name, []):
             for stale in glob.glob(os.path.join(self.check_results, "*")):

@@ -20,29 +20,32 @@ def first_line(message):
 
 
 def reference_plan(reference_lab):
-    """(gradable program tests [(name, points, stretch, needs)], checks [(name, max)]) of a lab."""
+    """(gradable program tests [(name, points, stretch, needs)], checks [(name, max, needs)]) of a
+    lab. A check the reference skipped (technique checks on the CPU backend: no GPU machine code
+    ran) is not gradable and is left out; a check's needs are the reference's, not the student's."""
     tests = [(t["name"], t["points"], t["stretch_points"], t.get("needs") or [])
              for t in reference_lab["tests"] if t["status"] != "skipped"]
-    checks = [(c["name"], c["max_score"]) for c in reference_lab.get("checks", [])
+    checks = [(c["name"], c["max_score"], c.get("needs") or []) for c in reference_lab.get("checks", [])
               if c["status"] != "skipped"]
     return tests, checks
 
 
 def check_outcomes(build_checks):
-    """{test name: (status, score, max, message)} from the lab's other grade tests."""
+    """{test name: (status, score, max, message, needs)} from the lab's other grade tests."""
     found = {}
     for record in build_checks or []:
         results = record.get("results")
         if results and isinstance(results.get("tests"), list):
             for t in results["tests"]:
                 found[t.get("name", "?")] = (t.get("status", "failed"), float(t.get("score") or 0),
-                                             float(t.get("max_score") or 0), t.get("message", ""))
+                                             float(t.get("max_score") or 0), t.get("message", ""),
+                                             [str(n) for n in t.get("needs") or []])
         elif record.get("returncode") == 77:
-            found[record["check"]] = ("skipped", 0.0, 0.0, record.get("output", ""))
+            found[record["check"]] = ("skipped", 0.0, 0.0, record.get("output", ""), [])
         else:
             found[record["check"]] = ("failed", 0.0, 0.0,
                                       f"the check could not run ({record.get('returncode')}):\n"
-                                      + record.get("output", "")[-2000:])
+                                      + record.get("output", "")[-2000:], [])
     return found
 
 
@@ -74,15 +77,15 @@ def assemble_lab(lab, build, run, reference_lab, policy):
                 met_stretch = any(t.get("name") == "stretch" and t.get("met") for t in outcome.tiers)
                 entry["score"] = points + (stretch if met_stretch else 0.0)
         tests.append(entry)
-    scoring.apply_gates(tests)
     checks = check_outcomes(build.checks) if not not_graded else {}
-    for name, max_score in plan_checks:
-        status, score, _, message = checks.get(name, ("failed", 0.0, 0.0, not_graded or "no result"))
+    for name, max_score, needs in plan_checks:
+        status, score, _, message, _ = checks.get(name, ("failed", 0.0, 0.0, not_graded or "no result", []))
         if status == "skipped":
             status, message = "failed", "skipped in this run, though the reference ran it"
         tests.append({"name": name, "kind": "check", "status": status, "max_score": max_score,
                       "score": min(score, max_score) if status == "passed" else 0.0,
-                      "message": message, "metrics": {}, "fault": ""})
+                      "needs": needs, "message": message, "metrics": {}, "fault": ""})
+    scoring.apply_gates(tests)  # edge tests and checks: their points need their tests passed
     for entry in tests:
         entry["message"] = entry["message"][:MAX_MESSAGE]
         if withheld and entry["score"]:

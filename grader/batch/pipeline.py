@@ -125,7 +125,8 @@ def compute_reference(batch, worker, gpu):
                                   "needs": o.needs, "status": o.status,
                                   "message": o.message[:2000]})
             lab_ref = {"lab": lab.name, "source": sources.get(lab.name, "?"), "tests": ref_tests,
-                       "checks": [{"name": n, "max_score": c[2], "status": c[0]} for n, c in checks.items()],
+                       "checks": [{"name": n, "max_score": c[2], "status": c[0], "needs": c[4]}
+                                  for n, c in checks.items()],
                        "findings": builds[lab.name].findings,
                        "device": (run.hello or {}).get("device", ""),
                        "sanitizer_exempt": exempt}

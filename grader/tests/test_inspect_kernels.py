@@ -3,13 +3,16 @@ import os
 import shutil
 import subprocess
 import sys
+import json
 import tempfile
 import unittest
 from pathlib import Path
+from unittest import mock
 
 TOOLS = Path(__file__).resolve().parent.parent / "tools"
 sys.path.insert(0, str(TOOLS))
 import inspect_kernels as ik  # noqa: E402
+import runner_code  # noqa: E402
 
 # The shape of `cuobjdump -sass` output (encodings trimmed): an interleaved loop at 0x30..0x80.
 SASS = """
@@ -155,6 +158,121 @@ class ParsesListings(unittest.TestCase):
             ik.Check("x|k|loads>=1")
         with self.assertRaises(ik.UsageError):
             ik.Check("x|k")
+
+
+def fatbin(arch, functions):
+    """One cubin's block of `cuobjdump -sass` on an executable."""
+    return (f"\nFatbin elf code:\n================\narch = {arch}\ncode version = [1,8]\n"
+            f"host = linux\ncompile_size = 64bit\n\n\tcode for {arch}\n\t.target\t{arch}\n"
+            + "".join(functions))
+
+
+SHARED_LOOP = """
+\t\tFunction : {name}
+        /*0000*/                   LDG.E R2, desc[UR4][R4.64] ;
+        /*0010*/                   ATOMS.POPC.INC.32 RZ, [R2+UR4] ;
+        /*0020*/               @P0 BRA 0x0 ;
+        /*0030*/                   EXIT ;
+"""
+GLOBAL_LOOP = SHARED_LOOP.replace("ATOMS.POPC.INC.32 RZ, [R2+UR4]", "REDG.E.ADD.STRONG.GPU desc[UR4][R2.64], R7")
+REAL = "_ZN5lab0312_GLOBAL__N_133histogram_v1_shared_slices_kernelEPKiiPii"
+RULE = "v1|histogram_v1_shared_slices_kernel|global_load>=1,shared_atomic>=1,global_atomic==0"
+PTX_BLOCK = "\nFatbin ptx code:\n================\narch = sm_90\ncode version = [9,0]\ncompressed\n"
+
+
+class ReadsTheGradedRunner(unittest.TestCase):
+    """--runner: the machine code of the executable that ran, every architecture it holds."""
+
+    def run_main(self, listing, *extra, cuobjdump="/bin/cuobjdump"):
+        with tempfile.TemporaryDirectory() as tmp:
+            runner = os.path.join(tmp, "lab03_runner_graded")
+            Path(runner).write_text("an executable")
+            results = os.path.join(tmp, "results.json")
+            with mock.patch.object(runner_code, "find_cuobjdump", return_value=cuobjdump), \
+                    mock.patch.object(runner_code, "disassemble", return_value=listing):
+                code = ik.main(["--runner", runner, "--check", RULE, "--needs", "v1=Lab03S.Main",
+                                "--results", results, "--lab", "lab03-technique", *extra])
+            with open(results) as f:
+                return code, json.load(f)["tests"][0]
+
+    def test_the_runners_own_code_decides(self):
+        code, test = self.run_main(fatbin("sm_90", [SHARED_LOOP.format(name=REAL)]) + PTX_BLOCK)
+        self.assertEqual((code, test["status"], test["score"]), (0, "passed", 1))
+        self.assertEqual((test["kind"], test["needs"]), ("check", ["Lab03S.Main"]))
+        code, test = self.run_main(fatbin("sm_90", [GLOBAL_LOOP.format(name=REAL)]))
+        self.assertEqual((code, test["status"], test["score"]), (1, "failed", 0))
+        self.assertIn("[sm_90]", test["message"])
+
+    def test_every_architecture_the_runner_holds_must_pass(self):
+        # __CUDA_ARCH__ tricks: right on one architecture, global atomics on the other.
+        listing = fatbin("sm_80", [SHARED_LOOP.format(name=REAL)]) + fatbin("sm_90", [GLOBAL_LOOP.format(name=REAL)])
+        code, test = self.run_main(listing)
+        self.assertEqual(test["status"], "failed")
+        self.assertIn("[sm_90]", test["message"])
+
+    def test_a_decoy_beside_the_kernel_or_a_second_copy_fails(self):
+        decoy = "_Z33histogram_v1_shared_slices_kernelv"  # same name, never launched
+        listing = fatbin("sm_90", [SHARED_LOOP.format(name=decoy), GLOBAL_LOOP.format(name=REAL)])
+        self.assertEqual(self.run_main(listing)[1]["status"], "failed")
+        twice = fatbin("sm_90", [GLOBAL_LOOP.format(name=REAL)]) + fatbin("sm_90", [SHARED_LOOP.format(name=REAL)])
+        code, test = self.run_main(twice)
+        self.assertEqual(test["status"], "failed")
+        self.assertIn("two machine codes", test["message"])
+
+    def test_unreadable_machine_code_fails_closed_saying_why(self):
+        code, test = self.run_main("", cuobjdump=None)
+        self.assertEqual((code, test["status"], test["score"]), (2, "failed", 0))
+        self.assertIn("not graded: cuobjdump or nvdisasm was not found", test["message"])
+        code, _ = self.run_main("", "--expect-fail-all", cuobjdump=None)
+        self.assertEqual(code, 2, "a self-test that expects failures must not pass on no code")
+        code, test = self.run_main(PTX_BLOCK)
+        self.assertEqual((code, test["status"]), (2, "failed"))
+        self.assertIn("no GPU machine code", test["message"])
+
+    def test_results_never_come_from_a_second_compile(self):
+        for argv in (["x.cu", "--check", RULE, "--needs", "v1=A.B", "--results", "r.json"],
+                     ["--runner", "r", "--check", RULE, "--results", "r.json"]):
+            self.assertEqual(ik.main(argv), 2, argv)
+
+
+TRICK = r"""
+__global__ void histogram_v1_shared_slices_kernel(const int* s, int n, int* h) {
+  __shared__ int p[256];
+  p[threadIdx.x] = 0;
+  __syncthreads();
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+#ifdef GRADER_RUNNER_SIDE
+    atomicAdd(&h[s[i]], 1);
+#else
+    atomicAdd(&p[s[i]], 1);
+#endif
+  }
+  __syncthreads();
+  atomicAdd(&h[threadIdx.x], p[threadIdx.x]);
+}
+"""
+
+
+class NotGraded(unittest.TestCase):
+    """--not-graded (the CPU backend): skipped, 0 points; a compile is advice, said to be so."""
+
+    def test_a_runner_side_macro_trick_earns_nothing(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            source, results = os.path.join(tmp, "k.cu"), os.path.join(tmp, "r.json")
+            Path(source).write_text(TRICK)
+            code = ik.main([source, "--mode", "ptx", "--check", RULE, "--needs", "v1=A.B",
+                            "--not-graded", "the CPU backend runs no GPU machine code",
+                            "--results", results, "--lab", "lab03-technique"])
+            with open(results) as f:
+                document = json.load(f)
+        self.assertEqual(code, ik.SKIP)
+        self.assertEqual((document["score"], document["tests"][0]["status"]), (0, "skipped"))
+        message = document["tests"][0]["message"]
+        self.assertTrue(message.startswith("not graded: the CPU backend"), message)
+        if shutil.which("nvcc"):  # the second compile is fooled: why it is never graded
+            self.assertIn("), not graded: would pass", message)
+        else:
+            self.assertIn("no advice", message)
 
 
 SOURCE = r"""

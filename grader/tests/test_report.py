@@ -1,6 +1,10 @@
 """Tests for grader/report.py's score table. Run: python3 grader/tests/test_report.py"""
+import contextlib
+import io
+import json
 import os
 import sys
+import tempfile
 import unittest
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
@@ -55,6 +59,62 @@ class ScoreTable(unittest.TestCase):
         old = dict(LAB03, headline=None)
         kernel, metrics = report.headline(old)
         self.assertEqual((kernel, metrics["time_ms"]), ("Slices", 0.3))
+
+
+def check(name, status, needs, message=""):
+    return {"name": name, "kind": "check", "status": status, "score": 1 if status == "passed" else 0,
+            "max_score": 1, "message": message, "needs": needs, "metrics": {}, "tiers": []}
+
+
+class TechniqueChecks(unittest.TestCase):
+    """A technique check's point needs its version's correctness tests (grader/runs/scoring.py);
+    a check the CPU backend did not grade is skipped, 0 points, its advice shown as advice."""
+
+    def load(self, lab_tests, checks):
+        with tempfile.TemporaryDirectory() as build:
+            os.makedirs(os.path.join(build, "results"))
+            documents = {"lab02.json": {"lab": "lab02", "tests": lab_tests},
+                         "lab02_technique.json": {"lab": "lab02-technique", "tests": checks}}
+            for name, document in documents.items():
+                document.update(schema=report.SCHEMA, score=sum(t["score"] for t in document["tests"]),
+                                max_score=len(document["tests"]), backend="b", device="d", submission="s")
+                with open(os.path.join(build, "results", name), "w") as f:
+                    json.dump(document, f)
+            with open(os.path.join(build, "results", "run.json"), "w") as f:
+                json.dump({"labs_run": ["lab02"], "all_labs": ["lab02"], "submission": "s"}, f)
+            output = io.StringIO()
+            with contextlib.redirect_stdout(output):
+                report.main(["report.py", build])
+            results, _, _ = report.load_run(build)
+            return {r["lab"]: r for r in results}, output.getvalue()
+
+    def test_a_check_earns_only_once_the_tests_it_needs_passed(self):
+        main = dict(test("Lab02PragmaUnroll.MatchesCpuOnUniformSamples", "failed", "main"))
+        results, output = self.load([main], [check("Technique.v2", "passed", [main["name"]])])
+        gated = results["lab02-technique"]
+        self.assertEqual((gated["score"], gated["tests"][0]["score"]), (0, 0))
+        self.assertIn("not passed yet: Lab02PragmaUnroll.MatchesCpuOnUniformSamples",
+                      gated["tests"][0]["message"])
+        self.assertIn("Total: 0 / 2 points", output)
+        main.update(status="passed", score=1)
+        results, output = self.load([main], [check("Technique.v2", "passed", [main["name"]])])
+        self.assertEqual(results["lab02-technique"]["score"], 1)
+        self.assertIn("Total: 2 / 2 points", output)
+
+    def test_a_check_whose_tests_did_not_run_earns_nothing(self):
+        results, _ = self.load([], [check("Technique.v2", "passed", ["Lab02PragmaUnroll.Missing"])])
+        self.assertEqual(results["lab02-technique"]["score"], 0)
+
+    def test_a_check_not_graded_is_skipped_with_its_advice(self):
+        message = ("not graded: the CPU backend runs no GPU machine code\n"
+                   "advice from a compile of the file (PTX), not graded: would pass")
+        main = dict(test("Lab02PragmaUnroll.MatchesCpuOnUniformSamples", "passed", "main"), score=1)
+        results, output = self.load([main], [check("Technique.v2", "skipped", [main["name"]], message)])
+        self.assertEqual(results["lab02-technique"]["score"], 0)
+        self.assertIn("Total: 1 / 2 points", output)
+        self.assertIn("Technique checks, 0 points, not graded: the CPU backend", output)
+        self.assertIn("lab02-technique v2: advice from a compile of the file (PTX), not graded: would pass", output)
+        self.assertIn("1 passed, 0 failed, 1 skipped", output)
 
 
 if __name__ == "__main__":

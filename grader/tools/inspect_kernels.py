@@ -1,10 +1,17 @@
 #!/usr/bin/env python3
-"""Technique checks: does the compiled kernel really do what the lab asks? No GPU needed.
+"""Technique checks: does the kernel the graded program runs really do what the lab asks? No GPU
+needed.
 
-Compiles one .cu file with nvcc and reads its machine code: SASS (`cuobjdump -sass`) where
-cuobjdump and nvdisasm are installed (the toolkit, or the PyPI wheel nvidia-cuda-cuobjdump), else
-the PTX of `nvcc -ptx`, which every nvcc can produce. It finds each named kernel, finds its loops
-(a branch back to an earlier instruction) and counts instruction families in each loop body:
+Graded (--runner): reads the machine code of the very executable that was graded, the lab's runner
+(`cuobjdump -sass` of it; cuobjdump and nvdisasm from the toolkit or the PyPI wheels
+nvidia-cuda-cuobjdump and nvidia-cuda-nvdisasm), every GPU architecture it holds code for, never a
+second compile: a second compile without the runner's defines (GRADER_RUNNER_SIDE, -gencode) may
+see other code than what ran. Where that machine code cannot be read, every check fails, saying
+why (exit status 2). Learning only (a .cu FILE): compiles the file with nvcc and reads its SASS
+(where cuobjdump works) or its PTX; with --results it must be --not-graded REASON: each check is
+then reported skipped, 0 points, the compile's verdict shown as advice (the CPU backend, which runs
+no GPU machine code). It finds each named kernel, finds its loops (a branch back to an earlier
+instruction) and counts instruction families in each loop body:
 
   family                      SASS                         PTX
   global_load   (32-bit words) LDG*  (.64 = 2, .128 = 4)    ld.global* (.v2/.v4, 64-bit = 2)
@@ -23,32 +30,34 @@ global_atomic==0,shared_atomic==0' says no loop that scans shared memory does at
 each copy the compiler made of the loop (unrolled body, remainder). A check written
 'kernel: REQUIREMENTS' counts over the whole kernel, loops or not: e.g. 'kernel: shuffle>=1' says
 the kernel shuffles somewhere, even where the compiler unrolled every loop away. Exit status: 0 every
-check passed (or, with --expect-fail, every named check failed), 1 not, 2 usage or compile error,
-77 skipped (no nvcc).
+check passed (or, with --expect-fail, every named check failed), 1 not, 2 usage or compile error
+or machine code that cannot be read, 77 skipped (no nvcc, or --not-graded).
 
 Usage:
+  inspect_kernels.py --runner EXECUTABLE --check ... [--needs 'LABEL=Suite.Test,...' ...]
+      [--expect-fail LABEL ... | --expect-fail-all] [--results FILE --lab NAME [--points N]]
+  inspect_kernels.py FILE.cu --not-graded REASON --results FILE --lab NAME --check ...
   inspect_kernels.py FILE.cu [--nvcc PATH] [--arch 90] [-I DIR ...] [-D NAME=VALUE ...]
       --check 'LABEL|KERNEL|global_load>=8,global_atomic>=8[|HINT]' ...
       --check 'LABEL|KERNEL|shared_load>=1 => global_atomic==0[|HINT]' ...
-      --check 'LABEL|KERNEL|kernel: shuffle>=1[|HINT]' ...
-      [--expect-fail LABEL ... | --expect-fail-all] [--results FILE --lab NAME [--points N]]
+      --check 'LABEL|KERNEL|kernel: shuffle>=1[|HINT]' ... [--expect-fail LABEL ... | --expect-fail-all]
   inspect_kernels.py FILE.cu --show KERNEL        print the kernel's code with its loops marked
   inspect_kernels.py --listing FILE.sass|FILE.ptx --check ...   (a saved listing, no compiling)
 """
 import argparse
-import glob
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 import tempfile
 
-# Reading the listings into kernels, instruction families and loops: kernel_listing.py, beside this.
-from kernel_listing import (DERIVED, FAMILIES, READABLE, Loop, find_kernel, find_loops, innermost,  # noqa: F401
-                            parse_ptx, parse_sass)
+# Reading the listings into kernels, instruction families and loops: kernel_listing.py, beside this;
+# the machine code of a built executable: runner_code.py.
+from kernel_listing import (DERIVED, FAMILIES, READABLE, Loop, find_kernel, find_kernels,  # noqa: F401
+                            find_loops, innermost, parse_ptx, parse_sass, show)
+from runner_code import Unreadable, disassemble, find_cuobjdump, read_program
 
 SKIP = 77
 RESULTS_SCHEMA = "gpu-histogram-workbook/results/v1"
@@ -96,16 +105,27 @@ class Check:
         self.requirements = parse_requirements(requirements)
         self.hint = parts[3].strip() if len(parts) == 4 else ""
 
-    def run(self, kernels, unit, source):
-        """(passed, message)."""
-        mangled = find_kernel(kernels, self.kernel)
-        if mangled is None:
+    def run(self, kernels, unit, source, twice=()):
+        """(passed, message). Every kernel declaring the name must pass (overloads, template
+        instances, or a decoy never launched beside the one that runs); a kernel found twice in
+        the listing (`twice`) fails: which copy runs cannot be told."""
+        matches = find_kernels(kernels, self.kernel)
+        if not matches:
             names = ", ".join(sorted(kernels)) or "none"
             return False, (f"{self.label}: no kernel named {self.kernel} in {source} (kernels found: "
                            f"{names}). Keep the kernel names of the starter file.")
+        doubled = [name for name in matches if name in twice]
+        if doubled:
+            return False, (f"{self.label}: {source} holds two machine codes for {doubled[0]}, so "
+                           "which one runs cannot be told; define each kernel once, in your file")
+        outcomes = [self.run_one(kernels[name], unit) for name in matches]
+        failed = [message for ok, message in outcomes if not ok]
+        return (False, failed[0]) if failed else outcomes[0]
+
+    def run_one(self, instructions, unit):
         if self.whole_kernel:
-            return self.run_whole_kernel(kernels[mangled], unit)
-        loops = find_loops(kernels[mangled])
+            return self.run_whole_kernel(instructions, unit)
+        loops = find_loops(instructions)
         if self.condition:
             return self.run_implication(loops, unit)
         wanted = describe_requirements(self.requirements)
@@ -147,22 +167,7 @@ class Check:
                       f"({'; '.join(loop.describe(unit) for loop in matching)})")
 
 
-# ---- Compiling --------------------------------------------------------------------------------
-def find_cuobjdump(nvcc):
-    """cuobjdump next to nvcc or on PATH, else from the nvidia-cuda-cuobjdump wheel; needs nvdisasm."""
-    candidates = []
-    if nvcc:
-        candidates.append(os.path.join(os.path.dirname(os.path.realpath(nvcc)), "cuobjdump"))
-    candidates.append(shutil.which("cuobjdump"))
-    for root in {sysconfig.get_paths()["purelib"], sysconfig.get_paths()["platlib"]} | set(sys.path):
-        if root and os.path.isdir(root):
-            candidates += glob.glob(os.path.join(root, "nvidia", "*", "bin", "cuobjdump"))
-    for path in candidates:
-        if path and os.path.isfile(path) and os.access(path, os.X_OK):
-            return path
-    return None
-
-
+# ---- Compiling (learning and advice only: never a graded verdict) ------------------------------
 def compile_listing(args, workdir):
     """(listing text, 'sass' or 'ptx', description of how it was made)."""
     common = [args.nvcc, "-std=c++17", "-O3"] + [f"-I{d}" for d in args.include] + \
@@ -171,16 +176,17 @@ def compile_listing(args, workdir):
     if cuobjdump:
         cubin = os.path.join(workdir, "kernels.cubin")
         run([*common, f"-arch=sm_{args.arch}", "-cubin", "-o", cubin, args.source], "nvcc -cubin")
-        # cuobjdump runs nvdisasm, which the wheels install beside it, not on PATH.
-        env = dict(os.environ, PATH=os.path.dirname(cuobjdump) + os.pathsep + os.environ.get("PATH", ""))
-        done = subprocess.run([cuobjdump, "-sass", cubin], capture_output=True, text=True, env=env)
-        if done.returncode == 0 and "Function" in done.stdout:
-            return done.stdout, "sass", f"SASS for sm_{args.arch} (cuobjdump -sass)"
-        if args.mode == "sass":
-            raise UsageError(f"cuobjdump -sass failed: {done.stderr.strip()[:400]}")
+        try:
+            text = disassemble(cuobjdump, cubin, args.nvcc)
+        except Unreadable as error:
+            if args.mode == "sass":
+                raise UsageError(str(error)) from error
+            text = ""
+        if "Function" in text:
+            return text, "sass", f"SASS for sm_{args.arch} (cuobjdump -sass)"
     elif args.mode == "sass":
         raise UsageError("--mode sass: cuobjdump not found (install the CUDA toolkit or "
-                         "`pip install nvidia-cuda-cuobjdump`)")
+                         "`pip install nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm`)")
     ptx = os.path.join(workdir, "kernels.ptx")
     run([*common, f"-arch=compute_{args.arch}", "-ptx", "-o", ptx, args.source], "nvcc -ptx")
     with open(ptx) as f:
@@ -189,49 +195,121 @@ def compile_listing(args, workdir):
 
 def run(command, what):
     done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
+    if done.returncode:
         raise UsageError(f"{what} failed:\n{' '.join(command)}\n{done.stderr.strip()[-3000:]}")
 
 
 # ---- Reporting --------------------------------------------------------------------------------
-def write_results(path, args, kind, outcomes):
-    tests = [{"name": f"Technique.{re.sub(r'[^A-Za-z0-9]+', '_', c.label).strip('_')}",
-              "status": "passed" if ok else "failed", "score": args.points if ok else 0,
-              "max_score": args.points, "message": "" if ok else message, "metrics": {}, "tiers": []}
-             for c, ok, message in outcomes]
-    results = {"schema": RESULTS_SCHEMA, "lab": args.lab, "submission": args.source,
-               "backend": "compiled code", "device": kind, "seed": 0,
+def parse_needs(specs, checks):
+    """{label: [test names]} from --needs 'LABEL=Suite.Test,Suite.Test'."""
+    needs = {}
+    labels = {c.label for c in checks}
+    for spec in specs:
+        label, equals, tests = spec.partition("=")
+        names = [t.strip() for t in tests.split(",") if t.strip()]
+        if not equals or label.strip() not in labels or not names:
+            raise UsageError(f'bad --needs "{spec}": use LABEL=Suite.Test[,Suite.Test...] with the '
+                             "LABEL of a --check")
+        needs[label.strip()] = names
+    return needs
+
+
+def test_name(check):
+    return f"Technique.{re.sub(r'[^A-Za-z0-9]+', '_', check.label).strip('_')}"
+
+
+def write_results(path, args, described, outcomes, needs, status_of=None):
+    """The results file: one test per check. `status_of` overrides the verdict (skipped: the
+    check was not graded); a skipped or failed check scores 0."""
+    tests = []
+    for check, ok, message in outcomes:
+        status = status_of or ("passed" if ok else "failed")
+        tests.append({"name": test_name(check), "kind": "check", "status": status,
+                      "score": args.points if status == "passed" else 0, "max_score": args.points,
+                      "message": "" if status == "passed" else message,
+                      "needs": needs.get(check.label, []), "metrics": {}, "tiers": []})
+    results = {"schema": RESULTS_SCHEMA, "lab": args.lab, "submission": args.source or args.runner,
+               "backend": "compiled code", "device": described, "seed": 0,
                "score": sum(t["score"] for t in tests), "max_score": args.points * len(tests),
                "tests": tests}
     os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    with open(path, "w") as f:
+    temporary = path + ".partial"
+    with open(temporary, "w") as f:
         json.dump(results, f, indent=1)
+    os.replace(temporary, path)
 
 
-def show(kernels, name, unit):
-    mangled = find_kernel(kernels, name)
-    if mangled is None:
-        print(f"no kernel named {name}; kernels: {', '.join(sorted(kernels))}")
-        return 1
-    instructions = kernels[mangled]
-    loops = find_loops(instructions)
-    print(f"{name} ({mangled}): {len(instructions)} instructions, {len(loops)} loop(s)")
-    for ins in instructions:
-        inside = sum(loop.start <= ins.position <= loop.end for loop in loops)
-        marker = "|" * inside
-        family = f"   <- {ins.family}" if ins.family else ""
-        where = f"{ins.position:#06x}" if unit == "address" else f"{ins.position:5d}"
-        print(f"{marker:>3} {where}  {ins.text}{family}")
-    for loop in loops:
-        print("  " + loop.describe(unit))
-    return 0
+def check_runner(checks, args):
+    """[(check, passed, message)] on every architecture the runner holds code for: a check passes
+    only where it passes on each. Unreadable when the machine code cannot be read."""
+    by_arch, twice = read_program(args.runner, args.nvcc)
+    outcomes = []
+    for check in checks:
+        verdicts = []
+        for arch, kernels in sorted(by_arch.items()):
+            doubled = {name for where, name in twice if where == arch}
+            ok, message = check.run(kernels, "address", args.runner, doubled)
+            verdicts.append((ok, f"{message} [{arch}]"))
+        failed = [message for ok, message in verdicts if not ok]
+        outcomes.append((check, not failed, failed[0] if failed else verdicts[0][1]))
+    return outcomes, f"SASS of the graded runner for {', '.join(sorted(by_arch))} (cuobjdump -sass)"
+
+
+def read_source(args):
+    """(kernels, unit, described, source) of a saved listing or a compile of the .cu file, or the
+    exit status SKIP (no nvcc)."""
+    if args.listing:
+        with open(args.listing) as f:
+            text = f.read()
+        kind = "sass" if "Function :" in text else "ptx"
+        described, source = f"{kind.upper()} listing {args.listing}", args.listing
+    else:
+        if not args.source:
+            raise UsageError("give --runner EXECUTABLE, the .cu file to compile, or --listing")
+        if not args.nvcc or not shutil.which(args.nvcc):
+            return None
+        with tempfile.TemporaryDirectory() as workdir:
+            text, kind, described = compile_listing(args, workdir)
+        source = args.source
+    kernels = parse_sass(text) if kind == "sass" else parse_ptx(text)
+    return kernels, "address" if kind == "sass" else "line", described, source
+
+
+def not_graded(args, checks, needs):
+    """--not-graded: each check skipped with the reason, 0 points; a second compile's verdict, where
+    nvcc can make one, is advice, said to be so."""
+    try:
+        read = read_source(args)
+    except (UsageError, OSError) as error:
+        read, advice_error = None, f"no advice: {str(error).splitlines()[0]}"
+    else:
+        advice_error = "no advice: nvcc was not found"
+    reason = f"not graded: {args.not_graded}"
+    outcomes = []
+    print(f"[ technique ] {reason}")
+    for check in checks:
+        if read is None:
+            advice = advice_error
+        else:
+            kernels, unit, described, source = read
+            ok, message = check.run(kernels, unit, source)
+            verdict = "would pass" if ok else f"would fail: {message.split(': ', 1)[-1]}"
+            advice = f"advice from a compile of the file ({described}), not graded: {verdict}"
+        outcomes.append((check, False, f"{reason}\n{advice}"))
+        print(f"[ SKIP      ] {check.label}: {advice}")
+    if args.results:
+        write_results(args.results, args, "not graded", outcomes, needs, status_of="skipped")
+    return SKIP
 
 
 def main(argv):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1])
-    parser.add_argument("source", nargs="?", help="the .cu file to compile")
+    parser.add_argument("source", nargs="?", help="the .cu file to compile (learning, advice)")
+    parser.add_argument("--runner", help="the graded executable whose machine code is checked")
+    parser.add_argument("--not-graded", metavar="REASON",
+                        help="report every check skipped with this reason; the compile is advice")
     parser.add_argument("--nvcc", default=shutil.which("nvcc") or "")
     parser.add_argument("--arch", default="90", help="compute capability, e.g. 86 or 90")
     parser.add_argument("-I", dest="include", action="append", default=[])
@@ -239,6 +317,8 @@ def main(argv):
     parser.add_argument("--mode", choices=["auto", "sass", "ptx"], default="auto")
     parser.add_argument("--listing", help="read this saved SASS or PTX listing instead of compiling")
     parser.add_argument("--check", action="append", default=[])
+    parser.add_argument("--needs", action="append", default=[], metavar="LABEL=TESTS",
+                        help="the correctness tests a check's points need")
     parser.add_argument("--expect-fail", action="append", default=[], metavar="LABEL")
     parser.add_argument("--expect-fail-all", action="store_true")
     parser.add_argument("--show", metavar="KERNEL")
@@ -248,39 +328,52 @@ def main(argv):
     args = parser.parse_args(argv)
     try:
         checks = [Check(spec) for spec in args.check]
+        needs = parse_needs(args.needs, checks)
         unknown = set(args.expect_fail) - {c.label for c in checks}
         if unknown:
             raise UsageError(f"--expect-fail names no --check: {', '.join(sorted(unknown))}")
-        if args.listing:
-            with open(args.listing) as f:
-                text = f.read()
-            kind = "sass" if "Function :" in text else "ptx"
-            described, source = f"{kind.upper()} listing {args.listing}", args.listing
+        if args.results and not args.not_graded:
+            if not args.runner:
+                raise UsageError("--results grades: give --runner EXECUTABLE (the graded program), "
+                                 "or --not-graded REASON; a second compile is never graded")
+            ungated = [c.label for c in checks if c.label not in needs]
+            if ungated:
+                raise UsageError(f"--results: give --needs for {', '.join(ungated)} (the tests "
+                                 "that must pass before a check earns its points)")
+        if args.not_graded:
+            return not_graded(args, checks, needs)
+        if args.runner:
+            if args.show:
+                by_arch, _ = read_program(args.runner, args.nvcc)
+                return show(by_arch[max(by_arch)], args.show, "address")
+            outcomes, described = check_runner(checks, args)
+            source = args.runner
         else:
-            if not args.source:
-                raise UsageError("give the .cu file to compile, or --listing")
-            if not args.nvcc or not shutil.which(args.nvcc):
+            read = read_source(args)
+            if read is None:
                 print("nvcc was not found, so the compiled kernels cannot be inspected: technique "
                       "checks are skipped (install the CUDA toolkit to run them)")
                 return SKIP
-            with tempfile.TemporaryDirectory() as workdir:
-                text, kind, described = compile_listing(args, workdir)
-            source = args.source
+            kernels, unit, described, source = read
+            if args.show:
+                return show(kernels, args.show, unit)
+            outcomes = [(check, *check.run(kernels, unit, source)) for check in checks]
+    except Unreadable as error:
+        print(f"[ technique ] cannot read the graded machine code: {error}")
+        for check in checks:
+            print(f"[ FAIL      ] {check.label}: not graded: {error}")
+        if args.results:
+            write_results(args.results, args, "unreadable", [(c, False, f"not graded: {error}")
+                                                               for c in checks], needs)
+        return 2
     except (UsageError, OSError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    kernels = parse_sass(text) if kind == "sass" else parse_ptx(text)
-    unit = "address" if kind == "sass" else "line"
-    if args.show:
-        return show(kernels, args.show, unit)
     print(f"[ technique ] {source}: {described}")
-    outcomes = []
-    for check in checks:
-        ok, message = check.run(kernels, unit, source)
-        outcomes.append((check, ok, message))
+    for check, ok, message in outcomes:
         print(f"[ {'PASS' if ok else 'FAIL'}      ] {message}")
     if args.results:
-        write_results(args.results, args, described, outcomes)
+        write_results(args.results, args, described, outcomes, needs)
     failed = {c.label for c, ok, _ in outcomes if not ok}
     if args.expect_fail or args.expect_fail_all:
         wanted = {c.label for c in checks} if args.expect_fail_all else set(args.expect_fail)

@@ -199,8 +199,9 @@ def innermost(loops):
                        and (other.start, other.end) != (loop.start, loop.end) for other in loops)]
 
 
-def find_kernel(kernels, name):
-    """The mangled name that declares `name` (Itanium mangling writes its length before it)."""
+def find_kernels(kernels, name):
+    """Every mangled name that declares `name` (Itanium mangling writes its length before it):
+    overloads and template instances, or a decoy beside the real one, all of them."""
     pattern = re.compile(rf"(?:^|[^0-9]){len(name)}{re.escape(name)}(?:[^A-Za-z0-9_]|E|I|P|$)")
     matches = [k for k in kernels if k == name or pattern.search(k)]
     if not matches:
@@ -208,4 +209,30 @@ def find_kernel(kernels, name):
         # (_ZN5lab0456_GLOBAL__N__..._904cdbb925histogram_v2_banks_kernelE...).
         relaxed = re.compile(rf"{len(name)}{re.escape(name)}(?:[^A-Za-z0-9_]|E|I|P|$)")
         matches = [k for k in kernels if relaxed.search(k)]
-    return matches[0] if len(matches) == 1 else (None if not matches else min(matches, key=len))
+    return sorted(matches, key=len)
+
+
+def find_kernel(kernels, name):
+    """The shortest mangled name that declares `name`, or None."""
+    matches = find_kernels(kernels, name)
+    return matches[0] if matches else None
+
+
+def show(kernels, name, unit):
+    """Print the kernel's code with its loops marked (inspect_kernels.py --show)."""
+    mangled = find_kernel(kernels, name)
+    if mangled is None:
+        print(f"no kernel named {name}; kernels: {', '.join(sorted(kernels))}")
+        return 1
+    instructions = kernels[mangled]
+    loops = find_loops(instructions)
+    print(f"{name} ({mangled}): {len(instructions)} instructions, {len(loops)} loop(s)")
+    for ins in instructions:
+        inside = sum(loop.start <= ins.position <= loop.end for loop in loops)
+        marker = "|" * inside
+        family = f"   <- {ins.family}" if ins.family else ""
+        where = f"{ins.position:#06x}" if unit == "address" else f"{ins.position:5d}"
+        print(f"{marker:>3} {where}  {ins.text}{family}")
+    for loop in loops:
+        print("  " + loop.describe(unit))
+    return 0

@@ -10,6 +10,9 @@
 //                             privatization (technique checks)
 //   8 missing_zero_barrier    no barrier after the zeroing, as in the course's code: a thread may
 //                             count into a bin another thread zeroes afterwards
+//   9 runner_side_atomics     global atomics only where GRADER_RUNNER_SIDE is defined (the graded
+//                             runner's build), shared ones in any other compile of the file: right
+//                             answers; the technique checks must read the runner's own code
 #include "lab03_shared_privatization.cuh"
 
 namespace lab03 {
@@ -39,11 +42,18 @@ __device__ void merge_private(const Bin* s_bins, Bin* d_bins, int count) {
   }
 }
 
-// Where a sample is counted: the private bins, or (defect 7) straight into the global ones.
+// Where a sample is counted: the private bins, or (defect 7, and defect 9 in the runner's build)
+// straight into the global ones.
+#if defined(GRADER_RUNNER_SIDE)
+constexpr bool kRunnerSide = true;
+#else
+constexpr bool kRunnerSide = false;
+#endif
+
 template <class Bin>
 __device__ void count(Bin* s_bins, Bin* d_bins, int bin) {
   if (kDefect == 1) return;
-  if (kDefect == 7) {
+  if (kDefect == 7 || (kDefect == 9 && kRunnerSide)) {
     atomicAdd(&d_bins[bin], Bin{1});
   } else {
     atomicAdd(&s_bins[bin], Bin{1});
