@@ -49,10 +49,10 @@ SPECIAL_PATHS = re.compile(r"/dev/")  # /proc, /sys and environ: PROBES
 PROBES = {
     "sanitizer": ("tamper", "names {what}: a lab file has no reason to look for compute-sanitizer, "
                             "only to act differently under the race check"),
-    "l2-persistence": ("tamper", "uses {what}: the persisting-L2 API keeps data in the cache between "
-                                 "the timed calls, and in the grader's own"),
+    "l2-persistence": ("tamper", "uses {what}: the persisting-L2 API holds data in the cache across "
+                                 "the timed calls and changes the cache of the grader's own runs"),
     "environment": ("suspicious", "reads the environment ({what})"),
-    "loaded-libraries": ("suspicious", "looks at the loaded libraries or up functions by name ({what})"),
+    "loaded-libraries": ("suspicious", "looks at the loaded libraries or looks up functions by name ({what})"),
     "other-processes": ("suspicious", "signals or traces a process ({what})"),
     "system-paths": ("suspicious", "names {what}"),
     "backend-test": ("suspicious", "tests which compiler or backend builds it ({what})"),
