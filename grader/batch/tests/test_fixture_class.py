@@ -190,6 +190,7 @@ class FixtureClass(unittest.TestCase):
         notes = " ".join(lab["review_notes"])
         self.assertIn("reads the environment (getenv)", notes)  # the pasted get##env
         self.assertIn("names /proc", notes)
+        self.assertIn("sanitizer_aware: tool found=0", self.student_files("sanitizer_aware")["log.txt"])
 
     def test_huge_file_is_stopped_by_the_file_size_limit(self):
         self.expect("huge_file", set(GRID), "crashed: SIGXFSZ (file size limit exceeded")
