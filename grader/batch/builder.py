@@ -248,6 +248,7 @@ class Worker:
             if symbols is not None:
                 build.symbols_checked = True
                 build.findings += integrity.symbol_findings(symbols)
+            build.findings += integrity.object_findings(build.objects)
             build.checks = self.run_checks(lab.name) if build.status == "built" else []
             results[lab.name] = build
         return results

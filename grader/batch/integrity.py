@@ -8,6 +8,13 @@ Three kinds of finding:
               #included from elsewhere in the project, code run before main(); score withheld
   suspicious  host calls a lab file has no use for (exit, write, getenv, fork, ...); reported for
               the instructor to look at, no effect on the score
+What a kernel file has no business doing (grader::probe_uses, and the same names among the
+object's symbols and strings, which no macro trick hides) is PROBES: looking for compute-sanitizer
+(its name, its tools, the variables and libraries it loads) and the persisting-L2 API are tampering
+(the first can only mean to act differently under the race check; the second keeps the timed
+inputs in the cache and changes the cache the grader's own timed runs use); reading the
+environment, /proc or /sys, the loaded libraries, signalling or tracing processes, testing which
+compiler or backend builds it, setting device limits or stream attributes are for review.
 Anything the lab's reference solution does itself is allowed in that lab (it is checked the same
 way, and its findings are subtracted), so a lab that permits a library needs no rule here.
 
@@ -32,11 +39,42 @@ CONSTRUCTOR_ATTR = re.compile(r"__attribute__\s*\(\(\s*(?:__)?constructor")
 GRADER_VARIABLE = re.compile(r"\bGRADER_[A-Z_]+")
 HOST_CALLS = re.compile(
     r"(?<![\w.>:])(?:std\s*::\s*)?(exit|_exit|_Exit|quick_exit|abort|terminate|system|popen|fork|"
-    r"vfork|exec[lv]p?e?|kill|raise|signal|sigaction|setenv|unsetenv|putenv|getenv|"
-    r"secure_getenv|dup[23]?|fcntl|ioctl|open|openat|creat|fopen|freopen|write|pwrite|read|pread|"
-    r"close|unlink|remove|rename|mmap|mprotect|ptrace|syscall|dlopen|dlsym|setjmp|longjmp|atexit|"
+    r"vfork|exec[lv]p?e?|raise|signal|sigaction|setenv|unsetenv|putenv|"
+    r"dup[23]?|fcntl|ioctl|open|openat|creat|fopen|freopen|write|pwrite|read|pread|"
+    r"close|unlink|remove|rename|mmap|mprotect|syscall|setjmp|longjmp|atexit|"
     r"at_quick_exit|prctl|chdir|setuid|setgid|socket|connect)\s*\(")
-SPECIAL_PATHS = re.compile(r"/proc/|/dev/|\benviron\b")
+SPECIAL_PATHS = re.compile(r"/dev/")  # /proc, /sys and environ: PROBES
+
+# rule of grader::probe_uses -> (category, what the finding says)
+PROBES = {
+    "sanitizer": ("tamper", "names {what}: a lab file has no reason to look for compute-sanitizer, "
+                            "only to act differently under the race check"),
+    "l2-persistence": ("tamper", "uses {what}: the persisting-L2 API holds data in the cache across "
+                                 "the timed calls and changes the cache of the grader's own runs"),
+    "environment": ("suspicious", "reads the environment ({what})"),
+    "loaded-libraries": ("suspicious", "looks at the loaded libraries or looks up functions by name ({what})"),
+    "other-processes": ("suspicious", "signals or traces a process ({what})"),
+    "system-paths": ("suspicious", "names {what}"),
+    "backend-test": ("suspicious", "tests which compiler or backend builds it ({what})"),
+    "device-settings": ("suspicious", "sets a device limit or a stream or launch attribute ({what})"),
+}
+# The same, among the undefined symbols of the compiled object: (rule, names).
+PROBE_SYMBOLS = [
+    ("environment", re.compile(r"^(?:secure_getenv|getenv|_?_?environ)$")),
+    ("loaded-libraries", re.compile(r"^(?:dl(?:m?open|v?sym|addr1?|info|_iterate_phdr)|_r_debug|"
+                                    r"cuGetProcAddress\w*|cudaGetDriverEntryPoint\w*)$")),
+    ("other-processes", re.compile(r"^(?:kill|killpg|tgkill|tkill|sigqueue|pidfd_send_signal|"
+                                   r"pidfd_open|pidfd_getfd|ptrace|process_vm_(?:read|write)v)$")),
+    ("l2-persistence", re.compile(r"^cu(?:da)?CtxResetPersistingL2Cache\w*$")),
+    ("device-settings", re.compile(r"^(?:cudaDeviceSetLimit|cuCtxSetLimit|cu(?:da)?StreamSetAttribute|"
+                                   r"cu(?:da)?LaunchKernelEx|cu(?:da)?GraphKernelNodeSetAttribute)\w*$")),
+]
+# In the object's bytes: a string the code holds, however the source spelt it (S(racecheck), "\x73").
+OBJECT_STRINGS = [
+    ("sanitizer", re.compile(rb"compute-sanitizer|sanitizer|racecheck|synccheck|memcheck|initcheck|"
+                             rb"treelauncher|cuda_injection\w*|injection|ld_preload|ld_audit", re.I)),
+    ("system-paths", re.compile(rb"/(?:proc|sys)/")),
+]
 
 SYMBOL_LIBRARY = re.compile(r"(?:^|[^\w])(?:cub|thrust|cutlass)::|^_?" + LIBRARIES, re.I)
 STRONG_DEFINED = set("TDBRGSC")
@@ -58,6 +96,10 @@ def scan_sources(scanner, paths):
 def source_findings(raw_text, scanned, allowed_headers):
     found = [finding("shortcut", "library", f"{use} (the lab asks for a hand-written kernel)",
                      "source") for use in scanned.get("forbidden", [])]
+    for use in scanned.get("probes", []):
+        category, text = PROBES[use["rule"]]
+        found.append(finding(category, use["rule"], f"line {use['line']}: " + text.format(what=use["what"]),
+                             "source"))
     raw_lines = raw_text.splitlines()
     for number, code in enumerate(scanned.get("stripped", "").splitlines(), 1):
         raw = raw_lines[number - 1] if number - 1 < len(raw_lines) else ""
@@ -129,12 +171,41 @@ def symbol_findings(symbols):
                                  f"defines {name[:120]} (replaces the grader's own code)", "symbols"))
         elif kind == "U" and name.startswith(("grader::", "testing::")):
             found.append(finding("tamper", "grader-api", f"calls {name[:120]}", "symbols"))
+        elif kind == "U":
+            bare = name.split("@")[0]
+            for rule, names in PROBE_SYMBOLS:
+                if names.match(bare):
+                    category, text = PROBES[rule]
+                    found.append(finding(category, rule, "the compiled code " + text.format(what=bare),
+                                         "symbols"))
     if libraries:
         readable = sorted(set(libraries), key=lambda n: (not re.match(r"(cub|thrust|cutlass)::", n), n))
         shown = "; ".join(n[:100] for n in readable[:2])
         found.append(finding("shortcut", "library",
                              f"{len(set(libraries))} library symbol(s) in the compiled code, e.g. {shown}",
                              "symbols"))
+    return found
+
+
+def object_findings(objects):
+    """PROBES among the strings the compiled objects hold (read from their bytes)."""
+    found = []
+    for path in objects or []:
+        try:
+            with open(path, "rb") as f:
+                data = f.read(64 << 20)
+        except OSError:
+            continue
+        for text in re.findall(rb"[\x20-\x7e]{4,}", data):
+            for rule, pattern in OBJECT_STRINGS:
+                match = pattern.search(text)
+                if match:
+                    category, words = PROBES[rule]
+                    what = '"' + text.decode()[:60] + '"'
+                    item = finding(category, rule, "the compiled code " + words.format(what=what),
+                                   "symbols")
+                    if item not in found:
+                        found.append(item)
     return found
 
 
@@ -153,7 +224,10 @@ def calibrate(findings, reference_findings):
         if item["where"] == "symbols" and (item["category"], item["rule"]) in allowed_rules:
             continue
         kept.append(item)
-    return kept
+    # A rule the source already shows needs no second word from the compiled code.
+    shown = {(f["category"], f["rule"]) for f in kept if f["where"] == "source"}
+    return [f for f in kept if f["where"] != "symbols" or f["rule"] not in PROBES
+            or (f["category"], f["rule"]) not in shown]
 
 
 def withholds_score(findings):
@@ -163,5 +237,7 @@ def withholds_score(findings):
 def summary(findings):
     """One line for reports: 'library shortcut: line 9: cub::DeviceHistogram; ...'."""
     labels = {"shortcut": "library shortcut", "tamper": "grader tampering", "suspicious": "suspicious"}
-    parts = [f"{labels[f['category']]}: {f['detail']}" for f in findings]
+    order = list(labels)  # what withholds the score first
+    parts = [f"{labels[f['category']]}: {f['detail']}"
+             for f in sorted(findings, key=lambda f: order.index(f["category"]))]
     return "; ".join(parts[:3]) + (f"; and {len(parts) - 3} more" if len(parts) > 3 else "")

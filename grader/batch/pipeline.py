@@ -14,7 +14,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from runs import runner
 
-from . import builder, cpus, grading, reports, submissions
+from . import builder, cpus, grading, reports, second_opinion, submissions
 from .project import ROOT
 from .session import Batch
 
@@ -202,6 +202,11 @@ def run_batch(batch, entries):
         if lab["failing"] and lab["source"] == "solutions":
             batch.warnings.append(f"{name}: the reference solution fails on this machine: "
                                   + "; ".join(lab["failing"][:3]))
+    opinion = None
+    if second_opinion.wanted(batch.settings):
+        batch.log("Setting up the second opinion on the CPU backend (a build for it per worker) ...")
+        opinion = second_opinion.CpuOpinion(batch)
+        opinion.setup(reference_files(batch)[0], reference, len(workers), workers[0].ninja_jobs)
     for warning in batch.warnings:
         batch.log(f"warning: {warning}")
     summary = batch_summary(batch, reference)
@@ -253,6 +258,10 @@ def run_batch(batch, entries):
             gpu_queue.put(gpu)
             busy += time.monotonic() - run_started
             shutil.rmtree(folder.root, ignore_errors=True)
+        if opinion is not None and runs and not runner.STOP.is_set():
+            started_cpu = time.monotonic()
+            opinion.judge(files, builds, runs)
+            busy += time.monotonic() - started_cpu
         if runner.STOP.is_set():
             return
         lab_records = {name: grading.assemble_lab(labs[name], builds[name], runs.get(name),

@@ -129,7 +129,8 @@ class Batch:
             raise RuntimeError(str(error)) from None
         if not self.sanitizers and self.settings.sanitizers == "auto":
             self.warnings.append("compute-sanitizer not found: races a GPU run hides (a missing "
-                                 "__syncthreads()) were not looked for")
+                                 "__syncthreads()) were looked for only on the CPU backend's "
+                                 "shuffled schedule (second_opinion.py)")
 
     def choose_isolation(self):
         """The sandbox, or (only with --unsafe-no-sandbox) the user student code runs as. Fails

@@ -3,7 +3,8 @@
 //
 // Usage: batch_source_scan FILE...
 // Prints one JSON object: {"files": [{"path", "forbidden": ["line 3: cub::DeviceScan", ...],
-// "stripped": source without comments, literals blanked, line breaks kept}]}. Exit status 0, or 2
+// "stripped": source without comments, literals blanked, line breaks kept, "probes": [{"line",
+// "rule", "what"}: what a kernel file has no business doing, grader::probe_uses]}]}. Exit status 0, or 2
 // when a file cannot be read.
 #include <cstdio>
 #include <stdexcept>
@@ -32,6 +33,12 @@ int main(int argc, char** argv) {
     for (const std::string& use : grader::forbidden_library_uses(source)) json.value(use);
     json.end_array();
     json.key("stripped").value(grader::strip_comments_and_strings(source));
+    json.key("probes").begin_array();
+    for (const grader::ProbeUse& use : grader::probe_uses(source)) {
+      json.begin_object().key("line").value(use.line).key("rule").value(use.rule);
+      json.key("what").value(use.what).end_object();
+    }
+    json.end_array();
     json.end_object();
   }
   json.end_array().end_object();

@@ -37,6 +37,103 @@ TEST(ForbiddenLibraryUses, IgnoresCommentsStringsAndOtherNamespaces) {
                   .empty());
 }
 
+// "rule what" of each probe use on `line`, in order.
+std::vector<std::string> probes(const std::string& source, int line = 0) {
+  std::vector<std::string> found;
+  for (const grader::ProbeUse& use : grader::probe_uses(source)) {
+    if (line == 0 || use.line == line) found.push_back(use.rule + " " + use.what);
+  }
+  return found;
+}
+
+using Found = std::vector<std::string>;
+
+TEST(StripComments, KeepsLiteralsAndDropsComments) {
+  EXPECT_EQ(grader::strip_comments("s = \"a // b\\\"\"; // c\nt = 'x'; /* d */"),
+            "s = \"a // b\\\"\"; \nt = 'x';  ");
+}
+
+TEST(SpliceLines, JoinsContinuedLinesAndKeepsTheNextLinesNumbers) {
+  EXPECT_EQ(grader::splice_lines("get\\\nenv(x);\ny\n"), "getenv(x);\n\ny\n");
+  EXPECT_EQ(grader::splice_lines("a\\\r\nb"), "ab\n");
+}
+
+TEST(JoinPastedTokens, JoinsBothSpellingsOfThePasteOperator) {
+  EXPECT_EQ(grader::join_pasted_tokens("#define G get ## env\n#define H dl%:%:sym"),
+            "#define G getenv\n#define H dlsym");
+}
+
+TEST(ProbeUses, FindsTheSanitizerInStringsNamesAndItsVariables) {
+  EXPECT_EQ(probes("const char* v = getenv(\"CUDA_INJECTION64_PATH\");\n", 1),
+            (Found{"sanitizer CUDA_INJECTION64_PATH", "environment getenv"}));
+  EXPECT_EQ(probes("if (strstr(line, \"libsanitizer-collection\")) {}\n"),
+            (Found{"sanitizer libsanitizer-collection"}));
+  EXPECT_EQ(probes("f(\"LD_PRE\" \"LOAD\"); g(\"compute-\"  \"sanitizer\");"),
+            (Found{"sanitizer LD_PRELOAD", "sanitizer compute-sanitizer"}));
+  // A name made by stringizing is an identifier in the source.
+  EXPECT_EQ(probes("#define S(x) #x\nconst char* t = S(race##check);\n", 2),
+            (Found{"sanitizer racecheck"}));
+}
+
+TEST(ProbeUses, IgnoresComments) {
+  EXPECT_TRUE(probes("// checked with compute-sanitizer --tool racecheck; getenv, /proc/self\n"
+                     "/* kill(pid, 9); cudaLimitPersistingL2CacheSize */ int x = 1;\n")
+                  .empty());
+}
+
+TEST(ProbeUses, FindsNamesBuiltByPastingOrSplicing) {
+  EXPECT_EQ(probes("#define G get##env\nG(\"HOME\");\n"), (Found{"environment getenv"}));
+  EXPECT_EQ(probes("int a;\nauto f = &dl_iterate\\\n_phdr;\nint b;\nkill(1, 9);\n"),
+            (Found{"loaded-libraries dl_iterate_phdr", "other-processes kill"}));
+  EXPECT_EQ(grader::probe_uses("int a;\nauto f = &dl_iterate\\\n_phdr;\nint b;\nkill(1, 9);\n")[1].line, 5);
+}
+
+TEST(ProbeUses, FindsEachRule) {
+  EXPECT_EQ(probes("extern char** environ; x = secure_getenv(n);"),
+            (Found{"environment environ", "environment secure_getenv"}));
+  EXPECT_EQ(probes("FILE* f = fopen(\"/proc/self/maps\", \"r\"); g(\"/sys\");"),
+            (Found{"system-paths /proc", "system-paths /sys"}));
+  EXPECT_EQ(probes("dlsym(RTLD_DEFAULT, n); dladdr(p, &i); cuGetProcAddress_v2(n, &f, 0, 0);"),
+            (Found{"loaded-libraries dlsym", "loaded-libraries dladdr", "loaded-libraries cuGetProcAddress_v2"}));
+  EXPECT_EQ(probes("tgkill(a, b, 9); sigqueue(p, s, v); pidfd_send_signal(f, 9, 0, 0); "
+                   "ptrace(PTRACE_ATTACH, p); syscall(SYS_kill, p, 9);"),
+            (Found{"other-processes tgkill", "other-processes sigqueue",
+                   "other-processes pidfd_send_signal", "other-processes ptrace",
+                   "other-processes SYS_kill"}));
+  EXPECT_EQ(probes("#ifdef CUDA_CPU_BACKEND\n#elif !defined(__CUDA_ARCH__)\n#endif"),
+            (Found{"backend-test CUDA_CPU_BACKEND", "backend-test __CUDA_ARCH__"}));
+}
+
+TEST(ProbeUses, FindsThePersistingL2Api) {
+  EXPECT_EQ(probes("cudaStreamAttrValue a; a.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;\n"
+                   "cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &a);\n"
+                   "cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, n); cudaCtxResetPersistingL2Cache();\n"
+                   "cuCtxSetLimit(CU_LIMIT_PERSISTING_L2_CACHE_SIZE, n);\n"),
+            (Found{"l2-persistence accessPolicyWindow", "l2-persistence hitProp",
+                   "l2-persistence cudaAccessPropertyPersisting",
+                   "l2-persistence cudaStreamAttributeAccessPolicyWindow",
+                   "l2-persistence cudaLimitPersistingL2CacheSize",
+                   "l2-persistence cudaCtxResetPersistingL2Cache",
+                   "l2-persistence CU_LIMIT_PERSISTING_L2_CACHE_SIZE"}));
+}
+
+TEST(ProbeUses, ReportsLimitsAndAttributesSetWithoutAHarmlessName) {
+  EXPECT_EQ(probes("cudaDeviceSetLimit(static_cast<cudaLimit>(6), n);\n"
+                   "cudaDeviceSetLimit(cudaLimitStackSize, 4096);\n"
+                   "cudaStreamSetAttribute(s, static_cast<cudaStreamAttrID>(1), &v);\n"),
+            (Found{"device-settings cudaDeviceSetLimit(static_cast)",
+                   "device-settings cudaStreamSetAttribute"}));
+}
+
+TEST(ProbeUses, LeavesAnOrdinaryKernelFileAlone) {
+  EXPECT_TRUE(probes("#include \"lab01_global_atomics.cuh\"\n"
+                     "__global__ void k(const int* s, int n, int* bins) {\n"
+                     "  __shared__ int killed[4]; int environment = 0; const char* msg = \"n/a\";\n"
+                     "  for (int i = threadIdx.x; i < n; i += blockDim.x) atomicAdd(&bins[s[i]], 1);\n"
+                     "  __syncthreads(); int x = a / sys_count; (void)x; (void)environment;\n}\n")
+                  .empty());
+}
+
 TEST(ReadTextFile, NamesTheFileItCannotRead) {
   EXPECT_THROW(
       {

@@ -171,6 +171,27 @@ class FixtureClass(unittest.TestCase):
         self.expect("missing_zeroing_barrier",
                     set(SLICES) | {"Lab01GridStride.HandlesAnEmptyInput"}, "bins wrong")
 
+    def test_sanitizer_aware_is_withheld_and_caught_by_the_schedule(self):
+        # It adds its barriers only where it finds compute-sanitizer: naming the tool withholds
+        # the score; the CPU backend has no tool to find, and its shuffled schedule fails v2.
+        record = self.records["sanitizer_aware"]
+        lab = record["labs"]["lab01"]
+        tests = tests_of(record)
+        passing = set(SLICES) | {"Lab01GridStride.HandlesAnEmptyInput"}
+        self.assertEqual({n for n, t in tests.items() if t["status"] == "passed"}, passing)
+        for name in set(GRID) - passing:
+            self.assertIn("bins wrong", tests[name]["message"], name)
+        self.assertEqual((record["score"], lab["status"]), (0, "withheld"))
+        earning = [n for n in passing if all(m in passing for m in tests[n].get("needs") or [])]
+        self.assertEqual(sum(t.get("earned", 0) for t in tests.values()),
+                         sum(tests[n]["max_score"] for n in earning))
+        self.assertTrue(lab["reasons"][0].startswith("score withheld: grader tampering: line "))
+        self.assertIn("compute-sanitizer", lab["reasons"][0])
+        notes = " ".join(lab["review_notes"])
+        self.assertIn("reads the environment (getenv)", notes)  # the pasted get##env
+        self.assertIn("names /proc", notes)
+        self.assertIn("sanitizer_aware: tool found=0", self.student_files("sanitizer_aware")["log.txt"])
+
     def test_huge_file_is_stopped_by_the_file_size_limit(self):
         self.expect("huge_file", set(GRID), "crashed: SIGXFSZ (file size limit exceeded")
 
