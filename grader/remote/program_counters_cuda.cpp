@@ -1,0 +1,151 @@
+// The counters of a whole student program on a GPU (lab 00), as a library the CUDA driver loads
+// into it when it starts CUDA (CUDA_INJECTION64_PATH, set by the checker: program_run.cpp): CUPTI's
+// activity records count its kernels, with their run time, and its copies by direction, and its
+// callbacks see host memory made visible to the GPU (host_visible_apis.hpp). At the program's
+// exit one line goes to the checker on kProgramReportFd (program_report.hpp).
+#include <cupti.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <string>
+#include <utility>
+
+#include "grader/remote/host_visible_apis.hpp"
+#include "grader/remote/program_report.hpp"
+
+namespace {
+
+using grader::remote::api_name;
+using grader::remote::makes_host_memory_visible;
+
+int report_fd = -1;
+std::atomic<std::uint64_t> kernels{0}, to_device{0}, to_host{0}, kernel_ns{0}, longest_ns{0};
+std::mutex host_memory_mutex;
+std::string host_memory;
+
+// The fields every kernel record since CUpti_ActivityKernel4 starts with, and those every memcpy
+// record starts with (as in runner_counters_cuda.cu), so this builds with CUDA 12's CUPTI and 13's.
+struct KernelRecordStart {
+  CUpti_ActivityKind kind;
+  std::uint8_t cache_config;
+  std::uint8_t shared_memory_config;
+  std::uint16_t registers_per_thread;
+  std::uint32_t partitioned_requested;
+  std::uint32_t partitioned_executed;
+  std::uint64_t start;
+  std::uint64_t end;
+};
+struct MemcpyRecordStart {
+  CUpti_ActivityKind kind;
+  std::uint8_t copy_kind;
+  std::uint8_t src_kind;
+  std::uint8_t dst_kind;
+  std::uint8_t flags;
+  std::uint64_t bytes;
+};
+#if CUPTI_API_VERSION >= 130000
+static_assert(offsetof(CUpti_ActivityKernel10, end) == offsetof(KernelRecordStart, end));
+static_assert(offsetof(CUpti_ActivityMemcpy6, bytes) == offsetof(MemcpyRecordStart, bytes));
+#else
+static_assert(offsetof(CUpti_ActivityKernel9, end) == offsetof(KernelRecordStart, end));
+static_assert(offsetof(CUpti_ActivityMemcpy5, bytes) == offsetof(MemcpyRecordStart, bytes));
+#endif
+
+void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
+  *size = std::size_t{1} << 20;
+  *buffer = static_cast<std::uint8_t*>(std::aligned_alloc(8, *size));
+  *max_records = 0;
+}
+
+void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, std::size_t, std::size_t valid) {
+  CUpti_Activity* record = nullptr;
+  while (cuptiActivityGetNextRecord(buffer, valid, &record) == CUPTI_SUCCESS) {
+    if (record->kind == CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+      const auto* kernel = reinterpret_cast<const KernelRecordStart*>(record);
+      const std::uint64_t ns = kernel->end > kernel->start ? kernel->end - kernel->start : 0;
+      ++kernels;
+      kernel_ns += ns;
+      for (std::uint64_t longest = longest_ns.load(); ns > longest && !longest_ns.compare_exchange_weak(longest, ns);) {
+      }
+    } else if (record->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
+      const auto* copy = reinterpret_cast<const MemcpyRecordStart*>(record);
+      if (copy->copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_HTOD) to_device += copy->bytes;
+      if (copy->copy_kind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOH) to_host += copy->bytes;
+    }
+  }
+  std::free(buffer);
+}
+
+void CUPTIAPI api_called(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* data) {
+  const auto* call = static_cast<const CUpti_CallbackData*>(data);
+  if (call->callbackSite != CUPTI_API_ENTER) return;
+  std::lock_guard<std::mutex> lock(host_memory_mutex);
+  if (host_memory.empty()) host_memory = api_name(call->functionName);
+}
+
+bool watch_host_memory() {
+  static CUpti_SubscriberHandle subscriber;
+  if (cuptiSubscribe(&subscriber, api_called, nullptr) != CUPTI_SUCCESS) return false;
+  int watched = 0;
+  const std::pair<CUpti_CallbackDomain, int> domains[] = {
+      {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE},
+      {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE}};
+  for (const auto& [domain, size] : domains) {
+    for (int id = 1; id < size; ++id) {
+      const char* name = nullptr;
+      if (cuptiGetCallbackName(domain, static_cast<std::uint32_t>(id), &name) != CUPTI_SUCCESS ||
+          !makes_host_memory_visible(name)) {
+        continue;
+      }
+      if (cuptiEnableCallback(1, subscriber, domain, static_cast<CUpti_CallbackId>(id)) != CUPTI_SUCCESS) return false;
+      ++watched;
+    }
+  }
+  return watched >= 10;
+}
+
+void write_report() {
+  if (report_fd < 0) return;
+  cuptiActivityFlushAll(1);
+  char line[512];
+  std::string memory;
+  {
+    std::lock_guard<std::mutex> lock(host_memory_mutex);
+    memory = host_memory.empty() ? "none" : host_memory;
+  }
+  const int length = std::snprintf(
+      line, sizeof line, "kernels=%llu h2d=%llu d2h=%llu kernel_ns=%llu longest_kernel_ns=%llu host_memory=%s\n",
+      static_cast<unsigned long long>(kernels.load()), static_cast<unsigned long long>(to_device.load()),
+      static_cast<unsigned long long>(to_host.load()), static_cast<unsigned long long>(kernel_ns.load()),
+      static_cast<unsigned long long>(longest_ns.load()), memory.c_str());
+  if (length > 0) (void)!write(report_fd, line, static_cast<std::size_t>(length));
+  close(report_fd);
+  report_fd = -1;
+}
+
+}  // namespace
+
+// Called by the driver inside the program's first CUDA call. Without the checker's descriptor,
+// or where CUPTI refuses, nothing is reported: the checker then fails the run, saying so.
+extern "C" int InitializeInjection() {
+  if (fcntl(grader::remote::kProgramReportFd, F_GETFD) < 0) return 1;
+  const int fd = fcntl(grader::remote::kProgramReportFd, F_DUPFD_CLOEXEC, 512);
+  close(grader::remote::kProgramReportFd);
+  const bool counting =
+      fd >= 0 && cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) == CUPTI_SUCCESS &&
+      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS &&
+      cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) == CUPTI_SUCCESS && watch_host_memory();
+  if (!counting) {
+    if (fd >= 0) close(fd);
+    return 1;
+  }
+  report_fd = fd;
+  std::atexit(write_report);
+  return 1;
+}
