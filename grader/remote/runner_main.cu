@@ -2,10 +2,13 @@
 // the checker shares, calls the functions the checker names, and reports how each call ended.
 // It never sees a seed, an expected value or a verdict, and nothing it prints is graded.
 #include <cuda_runtime.h>
+#include <signal.h>
 #include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -23,6 +26,10 @@
 #endif
 
 namespace grader::remote {
+
+// How often this process was continued after a stop (SIGCONT): counted in the grader's runner.
+std::atomic<int> times_continued{0};
+
 namespace {
 
 struct Reply {
@@ -64,6 +71,7 @@ class Runner {
         continue;
       }
       pause_counting(kind == Message::kRound);
+      const int continued_before = times_continued.load();
       if (kind == Message::kRound) {
         Writer ready;
         ready.put(Message::kReady);
@@ -75,6 +83,12 @@ class Runner {
       if (kind == Message::kCall) read_and_reset_counters();
       run(calls, reply);
       refuse_host_memory(reply);
+      if (times_continued.load() != continued_before) {
+        reply.outcome = Outcome::kException;
+        reply.exception_type = "stopped by a signal";
+        reply.text = "this runner was stopped and continued (SIGSTOP, SIGCONT) while it ran the call: "
+                     "another process of this user paused it, and its timing is void";
+      }
       if (!results.empty()) reply.value = results.back();
       send(reply, kind == Message::kCall ? read_and_reset_counters() : Counters{});
       if (reply.exiting) return 1;
@@ -193,17 +207,24 @@ extern "C" void cpu_backend_refuses_host_memory() {}
 
 namespace grader::remote {
 
-// The grader's own runner (every function it serves is the grader's: the yardsticks) is not
-// dumpable: a student's runner of the same user beside it can neither ptrace it nor read its
-// memory through /proc. (A signal from one can still end it: the checker then fails the speed
-// tests it was timing for, and gives them nothing.) A student's runner stays as it is, for the
-// sanitizer and debugger that may attach to it.
-void not_dumpable_if_the_graders() {
+// The grader's own runner (every function it serves is the grader's: the yardsticks) is out of
+// reach of a student's runner of the same user beside it: not dumpable (no ptrace, no reading
+// its memory through /proc), not stopped by terminal signals, and a stop by SIGSTOP, which
+// cannot be refused, is seen by its SIGCONT and voids the call or round it fell in (the checker
+// then fails the speed test it was timing for, and gives it nothing). A signal that ends it
+// fails that test too. A student's runner stays as it is, for the sanitizer that runs it.
+void harden_if_the_graders() {
   const std::vector<Exposed>& table = exposed_functions();
   const bool graders = !table.empty() && std::all_of(table.begin(), table.end(), [](const Exposed& e) {
     return e.name.compare(0, 8, "grader::") == 0;
   });
-  if (graders) prctl(PR_SET_DUMPABLE, 0);
+  if (!graders) return;
+  prctl(PR_SET_DUMPABLE, 0);
+  for (int terminal_stop : {SIGTSTP, SIGTTIN, SIGTTOU}) std::signal(terminal_stop, SIG_IGN);
+  struct sigaction on_continue = {};
+  on_continue.sa_handler = [](int) { times_continued.fetch_add(1); };
+  on_continue.sa_flags = SA_RESTART;
+  sigaction(SIGCONT, &on_continue, nullptr);
 }
 
 }  // namespace grader::remote
@@ -229,7 +250,7 @@ int device_report() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  grader::remote::not_dumpable_if_the_graders();
+  grader::remote::harden_if_the_graders();
   int fd = -1;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--channel-fd=", 13) == 0) fd = std::atoi(argv[i] + 13);
