@@ -1,8 +1,8 @@
-// The counters of a whole student program on a GPU (lab 00), as a library the CUDA driver loads
-// into it when it starts CUDA (CUDA_INJECTION64_PATH, set by the checker: program_run.cpp): CUPTI's
-// activity records count its kernels, with their run time, and its copies by direction, and its
-// callbacks see host memory made visible to the GPU (host_visible_apis.hpp). At the program's
-// exit one line goes to the checker on kProgramReportFd (program_report.hpp).
+// The counters of a whole student program on a GPU (lab 00), as a library preloaded into it
+// (LD_PRELOAD, set by the checker: program_run.cpp), whose constructor runs before the program's
+// own code: CUPTI's activity records count its kernels, with their run time, and its copies by
+// direction, and its callbacks see host memory made visible to the GPU (host_visible_apis.hpp).
+// At the program's exit one line with the run's token goes to the checker (program_report.hpp).
 #include <cupti.h>
 #include <fcntl.h>
 #include <unistd.h>
@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <mutex>
 #include <string>
 #include <utility>
@@ -25,6 +26,7 @@ using grader::remote::api_name;
 using grader::remote::makes_host_memory_visible;
 
 int report_fd = -1;
+char report_token[80] = {};  // constant-initialized: the constructor below may run before the C++ initializers
 std::atomic<std::uint64_t> kernels{0}, to_device{0}, to_host{0}, kernel_ns{0}, longest_ns{0};
 std::mutex host_memory_mutex;
 std::string host_memory;
@@ -120,32 +122,41 @@ void write_report() {
     memory = host_memory.empty() ? "none" : host_memory;
   }
   const int length = std::snprintf(
-      line, sizeof line, "kernels=%llu h2d=%llu d2h=%llu kernel_ns=%llu longest_kernel_ns=%llu host_memory=%s\n",
+      line, sizeof line, "kernels=%llu h2d=%llu d2h=%llu kernel_ns=%llu longest_kernel_ns=%llu host_memory=%s token=%s\n",
       static_cast<unsigned long long>(kernels.load()), static_cast<unsigned long long>(to_device.load()),
       static_cast<unsigned long long>(to_host.load()), static_cast<unsigned long long>(kernel_ns.load()),
-      static_cast<unsigned long long>(longest_ns.load()), memory.c_str());
+      static_cast<unsigned long long>(longest_ns.load()), memory.c_str(), report_token);
   if (length > 0) (void)!write(report_fd, line, static_cast<std::size_t>(length));
   close(report_fd);
   report_fd = -1;
 }
 
-}  // namespace
-
-// Called by the driver inside the program's first CUDA call. Without the checker's descriptor,
-// or where CUPTI refuses, nothing is reported: the checker then fails the run, saying so.
-extern "C" int InitializeInjection() {
-  if (fcntl(grader::remote::kProgramReportFd, F_GETFD) < 0) return 1;
-  const int fd = fcntl(grader::remote::kProgramReportFd, F_DUPFD_CLOEXEC, 512);
-  close(grader::remote::kProgramReportFd);
+// Before the program's main() and its static initializers: the descriptor moves out of the way,
+// the token is kept and the variable wiped (from /proc/self/environ too), and CUPTI starts
+// recording. Without the variable, or where CUPTI refuses, nothing is reported: the checker then
+// fails the run, saying so.
+__attribute__((constructor)) void start_counting() {
+  char* value = std::getenv(grader::remote::kReportVariable);
+  if (value == nullptr) return;
+  const char* token = std::strchr(value, ':');
+  const int given = std::atoi(value);
+  if (token != nullptr && std::strlen(token + 1) < sizeof report_token) std::strcpy(report_token, token + 1);
+  std::memset(value, 'x', std::strlen(value));
+  unsetenv(grader::remote::kReportVariable);
+  if (given < 3 || report_token[0] == '\0' || fcntl(given, F_GETFD) < 0) return;
+  const int fd = fcntl(given, F_DUPFD_CLOEXEC, 512);
+  close(given);
   const bool counting =
       fd >= 0 && cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed) == CUPTI_SUCCESS &&
       cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS &&
       cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY) == CUPTI_SUCCESS && watch_host_memory();
   if (!counting) {
+    std::fprintf(stderr, "[ grader   ] CUPTI refused to count this program's kernels and copies\n");
     if (fd >= 0) close(fd);
-    return 1;
+    return;
   }
   report_fd = fd;
   std::atexit(write_report);
-  return 1;
 }
+
+}  // namespace

@@ -18,13 +18,29 @@ namespace grader::remote {
 
 namespace {
 
-// What loads the counters into the program: the grader's CUPTI library, or the CPU backend's own.
-std::vector<std::string> counting_environment() {
-#ifdef CUDA_CPU_BACKEND
-  return {"CUDA_CPU_BACKEND_REPORT_FD=" + std::to_string(kProgramReportFd)};
-#else
-  return {std::string("CUDA_INJECTION64_PATH=") + GRADER_PROGRAM_COUNTERS};
+// 32 hex digits from the kernel's random source: this run's report token.
+std::string fresh_token() {
+  unsigned char bytes[16] = {};
+  const int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  const bool got = fd >= 0 && read(fd, bytes, sizeof bytes) == static_cast<ssize_t>(sizeof bytes);
+  if (fd >= 0) close(fd);
+  if (!got) return "";  // no token: no report can match, and the checks fail saying so
+  std::string text;
+  for (unsigned char b : bytes) {
+    text += "0123456789abcdef"[b >> 4];
+    text += "0123456789abcdef"[b & 15];
+  }
+  return text;
+}
+
+// What loads the counters into the program (the grader's CUPTI library, or the CPU backend's own),
+// and what they need to know.
+std::vector<std::string> counting_environment(const std::string& token) {
+  std::vector<std::string> env = {std::string(kReportVariable) + "=" + std::to_string(kProgramReportFd) + ":" + token};
+#ifndef CUDA_CPU_BACKEND
+  env.push_back(std::string("LD_PRELOAD=") + GRADER_PROGRAM_COUNTERS);
 #endif
+  return env;
 }
 
 }  // namespace
@@ -43,7 +59,8 @@ ProgramRun run_program(const std::vector<std::string>& wrapper, const std::strin
   const int null_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
   std::vector<ChildDescriptor> descriptors = {{null_in, 0}, {out[1], 1}, {err[1], 2}};
   if (counted) descriptors.push_back({report[1], kProgramReportFd});
-  const pid_t pid = start_child(argv, descriptors, counted ? counting_environment() : std::vector<std::string>{});
+  if (counted) run.token = fresh_token();
+  const pid_t pid = start_child(argv, descriptors, counted ? counting_environment(run.token) : std::vector<std::string>{});
   if (null_in >= 0) close(null_in);
   close(out[1]);
   close(err[1]);

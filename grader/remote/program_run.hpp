@@ -17,6 +17,7 @@ struct ProgramRun {
   std::string how;         // "exited with status 1", "crashed: SIGSEGV (...)", "stopped after 30 s"
   std::string out, err;
   std::string report;      // counted runs: what the counters wrote (program_report.hpp)
+  std::string token;       // and the token a report of this run carries
 };
 
 // `wrapper` (a sanitizer, qemu) goes before the program on the command line, as for the runner.

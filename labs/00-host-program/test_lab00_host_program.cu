@@ -57,7 +57,7 @@ constexpr std::uint64_t kMaxDeviceToHostBytes = kNumBins * sizeof(int) + 4096;
 // all its kernels' plus 50 ms (the first launch may load the module between the events).
 ::testing::AssertionResult worked_on_the_gpu(const std::string& what, const grader::remote::ProgramRun& r,
                                              std::size_t samples, double printed_ms) {
-  const std::optional<grader::remote::ProgramCounts> counts = grader::remote::parse_program_report(r.report);
+  const std::optional<grader::remote::ProgramCounts> counts = grader::remote::parse_program_report(r.report, r.token);
   if (!counts) {
     // Under a sanitizer (a wrapper) the counters cannot load: that run repeats tests that passed
     // with these checks in a normal run, and judges hazards only.
