@@ -28,7 +28,7 @@ std::string host_memory_problem();
 // (cudaHostAlloc): ...".
 inline std::string host_memory_message(const std::string& api) {
   return "a graded launcher allocated host memory the GPU can read (" + api + "): the work must stay "
-         "on the GPU, in device memory from cudaMalloc";
+         "on the GPU, in device memory from cudaMalloc (every later call of this runner fails too)";
 }
 // Off during timed rounds, so that recording what ran costs the measured kernels nothing.
 void pause_counting(bool paused);

@@ -133,14 +133,18 @@ bool watch_host_memory() {
 }
 
 // Code of the student's that runs before main() (a static initializer) is seen by nothing: CUDA
-// loaded by then (libcuda in the process before this runner touched it) fails every call.
+// loaded by then (libcuda in the process before this runner touched it) fails every call. Not
+// where nothing is counted anyway (under a sanitizer, whose own library may load it early).
+bool driver_loaded_before_main() {
+  void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD);
+  if (driver != nullptr) dlclose(driver);
+  return driver != nullptr;
+}
+
 void refuse_cuda_before_main() {
-  if (void* driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_NOLOAD)) {
-    dlclose(driver);
-    note_problem("your code used CUDA before the runner started (in a static initializer?): the "
-                 "grader cannot see what it did there, so it cannot check that the work stays on "
-                 "the GPU; make CUDA calls only in the launchers");
-  }
+  note_problem("your code used CUDA before the runner started (in a static initializer?): the grader "
+               "cannot see what it did there, so it cannot check that the work stays on the GPU; make "
+               "CUDA calls only in the launchers");
 }
 
 // On a GPU with pageable memory access (HMM, or a coherent CPU-GPU link) a kernel can write any
@@ -161,7 +165,7 @@ std::string host_memory_problem() {
 }
 
 void start_counting() {
-  refuse_cuda_before_main();
+  const bool early = driver_loaded_before_main();
   const bool loaded = CUPTI(cuptiActivityRegisterCallbacks) && CUPTI(cuptiActivityEnable) &&
                       CUPTI(cuptiActivityDisable) && CUPTI(cuptiActivityFlushAll) &&
                       CUPTI(cuptiActivityGetNextRecord);
@@ -170,6 +174,7 @@ void start_counting() {
              CUPTI(cuptiActivityEnable)(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) == CUPTI_SUCCESS &&
              CUPTI(cuptiActivityEnable)(CUPTI_ACTIVITY_KIND_MEMCPY) == CUPTI_SUCCESS &&
              watch_host_memory();
+  if (counting && early) refuse_cuda_before_main();
   if (counting) report_pageable_memory_access();
   if (!counting) {
     std::fprintf(stderr, "[ runner   ] %s: kernel launches cannot be counted\n",
