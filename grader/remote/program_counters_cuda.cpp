@@ -18,12 +18,12 @@
 #include <utility>
 
 #include "grader/remote/host_visible_apis.hpp"
+#include "grader/remote/host_visible_callbacks.hpp"
 #include "grader/remote/program_report.hpp"
 
 namespace {
 
 using grader::remote::api_name;
-using grader::remote::makes_host_memory_visible;
 
 int report_fd = -1;
 char report_token[80] = {};  // constant-initialized: the constructor below may run before the C++ initializers
@@ -94,22 +94,7 @@ void CUPTIAPI api_called(void*, CUpti_CallbackDomain, CUpti_CallbackId, const vo
 bool watch_host_memory() {
   static CUpti_SubscriberHandle subscriber;
   if (cuptiSubscribe(&subscriber, api_called, nullptr) != CUPTI_SUCCESS) return false;
-  int watched = 0;
-  const std::pair<CUpti_CallbackDomain, int> domains[] = {
-      {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE},
-      {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE}};
-  for (const auto& [domain, size] : domains) {
-    for (int id = 1; id < size; ++id) {
-      const char* name = nullptr;
-      if (cuptiGetCallbackName(domain, static_cast<std::uint32_t>(id), &name) != CUPTI_SUCCESS ||
-          !makes_host_memory_visible(name)) {
-        continue;
-      }
-      if (cuptiEnableCallback(1, subscriber, domain, static_cast<CUpti_CallbackId>(id)) != CUPTI_SUCCESS) return false;
-      ++watched;
-    }
-  }
-  return watched >= 10;
+  return grader::remote::watch_host_visible_functions(subscriber, &cuptiEnableCallback, &cuptiGetCallbackName) > 0;
 }
 
 void write_report() {

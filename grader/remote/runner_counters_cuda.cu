@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "grader/remote/host_visible_apis.hpp"
+#include "grader/remote/host_visible_callbacks.hpp"
 #include "grader/remote/runner_counters.hpp"
 
 namespace grader::remote {
@@ -107,29 +108,12 @@ void CUPTIAPI api_called(void*, CUpti_CallbackDomain, CUpti_CallbackId, const vo
   note_problem(host_memory_message(api_name(call->functionName)));
 }
 
-// A callback on every host-visible allocation function of both APIs.
+// A callback on every function that makes host memory visible to the GPU.
 bool watch_host_memory() {
-  if (!CUPTI(cuptiSubscribe) || !CUPTI(cuptiEnableCallback) || !CUPTI(cuptiGetCallbackName)) return false;
+  if (!CUPTI(cuptiSubscribe) || !CUPTI(cuptiEnableCallback)) return false;
   static CUpti_SubscriberHandle subscriber;
   if (CUPTI(cuptiSubscribe)(&subscriber, api_called, nullptr) != CUPTI_SUCCESS) return false;
-  int watched = 0;
-  const std::pair<CUpti_CallbackDomain, int> domains[] = {
-      {CUPTI_CB_DOMAIN_RUNTIME_API, CUPTI_RUNTIME_TRACE_CBID_SIZE},
-      {CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_SIZE}};
-  for (const auto& [domain, size] : domains) {
-    for (int id = 1; id < size; ++id) {
-      const char* name = nullptr;
-      if (CUPTI(cuptiGetCallbackName)(domain, static_cast<std::uint32_t>(id), &name) != CUPTI_SUCCESS ||
-          !makes_host_memory_visible(name)) {
-        continue;
-      }
-      if (CUPTI(cuptiEnableCallback)(1, subscriber, domain, static_cast<CUpti_CallbackId>(id)) != CUPTI_SUCCESS) {
-        return false;
-      }
-      ++watched;
-    }
-  }
-  return watched >= 10;  // at least the runtime's five and the driver's five
+  return watch_host_visible_functions(subscriber, CUPTI(cuptiEnableCallback), CUPTI(cuptiGetCallbackName)) > 0;
 }
 
 // Code of the student's that runs before main() (a static initializer) is seen by nothing: CUDA
