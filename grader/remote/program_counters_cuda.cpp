@@ -84,7 +84,17 @@ void CUPTIAPI buffer_completed(CUcontext, std::uint32_t, std::uint8_t* buffer, s
   std::free(buffer);
 }
 
-void CUPTIAPI api_called(void*, CUpti_CallbackDomain, CUpti_CallbackId, const void* data) {
+void write_report();
+
+// A context's creation comes after the CUDA runtime set up its own exit handlers: the report's,
+// registered then, runs before they destroy the context (and its records with it, where CUPTI
+// would not hand them over); the one the constructor registered stays as a fallback.
+void CUPTIAPI api_called(void*, CUpti_CallbackDomain domain, CUpti_CallbackId id, const void* data) {
+  if (domain == CUPTI_CB_DOMAIN_RESOURCE) {
+    static std::atomic<bool> registered{false};
+    if (id == CUPTI_CBID_RESOURCE_CONTEXT_CREATED && !registered.exchange(true)) std::atexit(write_report);
+    return;
+  }
   const auto* call = static_cast<const CUpti_CallbackData*>(data);
   if (call->callbackSite != CUPTI_API_ENTER) return;
   std::lock_guard<std::mutex> lock(host_memory_mutex);
@@ -93,11 +103,16 @@ void CUPTIAPI api_called(void*, CUpti_CallbackDomain, CUpti_CallbackId, const vo
 
 bool watch_host_memory() {
   static CUpti_SubscriberHandle subscriber;
-  if (cuptiSubscribe(&subscriber, api_called, nullptr) != CUPTI_SUCCESS) return false;
+  if (cuptiSubscribe(&subscriber, api_called, nullptr) != CUPTI_SUCCESS ||
+      cuptiEnableCallback(1, subscriber, CUPTI_CB_DOMAIN_RESOURCE, CUPTI_CBID_RESOURCE_CONTEXT_CREATED) != CUPTI_SUCCESS) {
+    return false;
+  }
   return grader::remote::watch_host_visible_functions(subscriber, &cuptiEnableCallback, &cuptiGetCallbackName) > 0;
 }
 
 void write_report() {
+  static std::mutex once;
+  std::lock_guard<std::mutex> lock(once);
   if (report_fd < 0) return;
   cuptiActivityFlushAll(1);
   char line[512];
