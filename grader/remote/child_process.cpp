@@ -33,8 +33,16 @@ std::vector<std::string> runner_environment() {
   return kept;
 }
 
-pid_t start_child(const std::vector<std::string>& argv, const std::vector<ChildDescriptor>& descriptors) {
-  std::vector<std::string> args = argv, env = runner_environment();
+pid_t start_child(const std::vector<std::string>& argv, const std::vector<ChildDescriptor>& descriptors,
+                  const std::vector<std::string>& more_environment) {
+  std::vector<std::string> args = argv, env;
+  for (const std::string& variable : runner_environment()) {
+    const std::string name = variable.substr(0, variable.find('=') + 1);
+    const bool replaced = std::any_of(more_environment.begin(), more_environment.end(),
+                                      [&](const std::string& v) { return v.compare(0, name.size(), name) == 0; });
+    if (!replaced) env.push_back(variable);
+  }
+  env.insert(env.end(), more_environment.begin(), more_environment.end());
   std::vector<char*> argv_p = pointers(args), env_p = pointers(env);  // before fork: no malloc after
   std::fflush(stdout);
   std::fflush(stderr);

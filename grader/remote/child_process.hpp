@@ -19,8 +19,10 @@ struct ChildDescriptor {
 };
 
 // Forks and, in the child, places each descriptor, closes every other one from 3 up and execs
-// argv[0] (looked up on PATH) with runner_environment(). An exec that fails prints why on the
+// argv[0] (looked up on PATH) with runner_environment() and `more_environment` ("NAME=value"
+// each, in place of the checker's). An exec that fails prints why on the
 // child's stderr and exits 127. Returns the child's pid, or -1 (errno set) if fork failed.
-pid_t start_child(const std::vector<std::string>& argv, const std::vector<ChildDescriptor>& descriptors);
+pid_t start_child(const std::vector<std::string>& argv, const std::vector<ChildDescriptor>& descriptors,
+                  const std::vector<std::string>& more_environment = {});
 
 }  // namespace grader::remote

@@ -19,6 +19,11 @@ Counters read_and_reset_counters() {
   return since;
 }
 
-void pause_counting(bool) {}  // counting costs the CPU backend nothing worth pausing for
+void pause_counting(bool) {}
+
+std::string host_memory_problem() {
+  const char* api = cpu_backend::host_memory_api();
+  return api ? host_memory_message(api) : "";
+}  // counting costs the CPU backend nothing worth pausing for
 
 }  // namespace grader::remote

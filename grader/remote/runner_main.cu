@@ -2,8 +2,13 @@
 // the checker shares, calls the functions the checker names, and reports how each call ended.
 // It never sees a seed, an expected value or a verdict, and nothing it prints is graded.
 #include <cuda_runtime.h>
+#include <signal.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +26,10 @@
 #endif
 
 namespace grader::remote {
+
+// How often this process was continued after a stop (SIGCONT): counted in the grader's runner.
+std::atomic<int> times_continued{0};
+
 namespace {
 
 struct Reply {
@@ -62,6 +71,7 @@ class Runner {
         continue;
       }
       pause_counting(kind == Message::kRound);
+      const int continued_before = times_continued.load();
       if (kind == Message::kRound) {
         Writer ready;
         ready.put(Message::kReady);
@@ -72,6 +82,13 @@ class Runner {
       // A round's calls are not counted: reading the counters would add to the measured time.
       if (kind == Message::kCall) read_and_reset_counters();
       run(calls, reply);
+      refuse_host_memory(reply);
+      if (times_continued.load() != continued_before) {
+        reply.outcome = Outcome::kException;
+        reply.exception_type = "stopped by a signal";
+        reply.text = "this runner was stopped and continued (SIGSTOP, SIGCONT) while it ran the call: "
+                     "another process of this user paused it, and its timing is void";
+      }
       if (!results.empty()) reply.value = results.back();
       send(reply, kind == Message::kCall ? read_and_reset_counters() : Counters{});
       if (reply.exiting) return 1;
@@ -149,6 +166,17 @@ class Runner {
     reply.exiting = cudaDeviceSynchronize() != cudaSuccess;
   }
 
+  // Host memory the GPU can read (pinned, mapped, registered, managed) lets a kernel hand the
+  // samples to the host, where they are counted and the counters see nothing: once any of the
+  // student's code made some, every call of this runner fails, saying why.
+  static void refuse_host_memory(Reply& reply) {
+    const std::string problem = host_memory_problem();
+    if (problem.empty()) return;
+    reply.outcome = Outcome::kException;
+    reply.exception_type = "host memory the GPU can read";
+    reply.text = problem;
+  }
+
   void send(const Reply& reply, const Counters& counters) {
     Writer out;
     out.put(Message::kReply);
@@ -171,10 +199,62 @@ class Runner {
 }  // namespace
 }  // namespace grader::remote
 
+#ifdef CUDA_CPU_BACKEND
+// The CPU backend refuses every host-visible allocation in a program that defines this (its
+// host_work.cpp): in a runner, before main() as after.
+extern "C" void cpu_backend_refuses_host_memory() {}
+#endif
+
+namespace grader::remote {
+
+// The grader's own runner (every function it serves is the grader's: the yardsticks) is out of
+// reach of a student's runner of the same user beside it: not dumpable (no ptrace, no reading
+// its memory through /proc), not stopped by terminal signals, and a stop by SIGSTOP, which
+// cannot be refused, is seen by its SIGCONT and voids the call or round it fell in (the checker
+// then fails the speed test it was timing for, and gives it nothing). A signal that ends it
+// fails that test too. A student's runner stays as it is, for the sanitizer that runs it.
+void harden_if_the_graders() {
+  const std::vector<Exposed>& table = exposed_functions();
+  const bool graders = !table.empty() && std::all_of(table.begin(), table.end(), [](const Exposed& e) {
+    return e.name.compare(0, 8, "grader::") == 0;
+  });
+  if (!graders) return;
+  prctl(PR_SET_DUMPABLE, 0);
+  for (int terminal_stop : {SIGTSTP, SIGTTIN, SIGTTOU}) std::signal(terminal_stop, SIG_IGN);
+  struct sigaction on_continue = {};
+  on_continue.sa_handler = [](int) { times_continued.fetch_add(1); };
+  on_continue.sa_flags = SA_RESTART;
+  sigaction(SIGCONT, &on_continue, nullptr);
+}
+
+}  // namespace grader::remote
+
+namespace {
+
+// --device-report: what the GPU lets kernels reach on the host, for the instructor.
+int device_report() {
+  int pageable = -1, uses_host_tables = -1, managed = -1, map_host = -1;
+  const cudaError_t status = cudaDeviceGetAttribute(&pageable, cudaDevAttrPageableMemoryAccess, 0);
+  cudaDeviceGetAttribute(&uses_host_tables, cudaDevAttrPageableMemoryAccessUsesHostPageTables, 0);
+  cudaDeviceGetAttribute(&managed, cudaDevAttrConcurrentManagedAccess, 0);
+  cudaDeviceGetAttribute(&map_host, cudaDevAttrCanMapHostMemory, 0);
+  if (status != cudaSuccess) {
+    std::printf("no device: %s\n", cudaGetErrorString(status));
+    return 1;
+  }
+  std::printf("pageable memory access: %d\nuses host page tables: %d\nconcurrent managed access: %d\n"
+              "can map host memory: %d\n", pageable, uses_host_tables, managed, map_host);
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
+  grader::remote::harden_if_the_graders();
   int fd = -1;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--channel-fd=", 13) == 0) fd = std::atoi(argv[i] + 13);
+    if (std::strcmp(argv[i], "--device-report") == 0) return device_report();
   }
   if (fd < 0) {
     std::fprintf(stderr,

@@ -1,11 +1,13 @@
 // Lab 00 grader: runs the student's whole program as a separate process on the standard file, on
 // generated files of other sizes and on bad files, and compares its output and exit status with
-// what data/histogram.py would print; reads its source for the calls the lab asks for.
+// what data/histogram.py would print; counts what it did on the GPU as the runners' calls are
+// counted (grader/remote/program_report.hpp); reads its source for the calls the lab asks for.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
 
 #include <fstream>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -18,6 +20,7 @@
 #include "grader/core/samples_file.hpp"
 #include "grader/core/source_rules.hpp"
 #include "grader/core/student_code.hpp"
+#include "grader/remote/program_report.hpp"
 #include "grader/remote/program_run.hpp"
 
 namespace {
@@ -33,9 +36,9 @@ std::string temp_file(const std::string& name, const std::vector<int>& samples, 
   return path;
 }
 
-grader::remote::ProgramRun run(const std::string& file) {
+grader::remote::ProgramRun run(const std::string& file, bool counted = false) {
   const grader::remote::RunnerOptions& options = grader::student_runner().options();
-  return grader::remote::run_program(options.wrapper, options.program, {file}, options.timeout_seconds);
+  return grader::remote::run_program(options.wrapper, options.program, {file}, options.timeout_seconds, counted);
 }
 
 std::string shown(const grader::remote::ProgramRun& r) {
@@ -44,11 +47,62 @@ std::string shown(const grader::remote::ProgramRun& r) {
          "\n  stderr: " + (r.err.empty() ? "(nothing)" : tail(r.err));
 }
 
+// Bytes the program may copy back from the GPU: the bins, and a little more (an error flag, a
+// second look at a few values), never the samples.
+constexpr std::uint64_t kMaxDeviceToHostBytes = kNumBins * sizeof(int) + 4096;
+
+// What its counters saw: a kernel (where there is a sample to count), the whole file copied to
+// the GPU, no more than the bins copied back, no host memory the GPU can read, and a printed time
+// that a kernel it ran can have taken: at least half the longest kernel's run, at most ten times
+// all its kernels' plus 50 ms (the first launch may load the module between the events).
+::testing::AssertionResult worked_on_the_gpu(const std::string& what, const grader::remote::ProgramRun& r,
+                                             std::size_t samples, double printed_ms) {
+  const std::optional<grader::remote::ProgramCounts> counts = grader::remote::parse_program_report(r.report, r.token);
+  if (!counts) {
+    // Under a sanitizer (a wrapper) the counters cannot load: that run repeats tests that passed
+    // with these checks in a normal run, and judges hazards only.
+    if (!grader::student_runner().options().wrapper.empty()) return ::testing::AssertionSuccess();
+    return ::testing::AssertionFailure() << "[" << what << "] the grader counted no GPU work: your program "
+           "launched no kernel it could see. What a program does on the GPU is counted from its first CUDA "
+           "call to its exit, and nothing came back: no CUDA call at all, or an end that skips exit() "
+           "(_exit, a crash, a signal)" << shown(r);
+  }
+  const std::uint64_t file_bytes = samples * sizeof(int);
+  if (!counts->host_memory.empty()) {
+    return ::testing::AssertionFailure() << "[" << what << "] your program allocated host memory the GPU can "
+           "read (" << counts->host_memory << "): the samples and the bins live in GPU memory (cudaMalloc) "
+           "and travel with cudaMemcpy" << shown(r);
+  }
+  if (samples > 0 && counts->kernels == 0) {
+    return ::testing::AssertionFailure() << "[" << what << "] your program launched no kernel: the samples "
+           "must be counted on the GPU, by histogram_kernel" << shown(r);
+  }
+  if (counts->host_to_device_bytes < file_bytes) {
+    return ::testing::AssertionFailure() << "[" << what << "] your program copied " << counts->host_to_device_bytes
+           << " bytes to the GPU, less than the file's " << file_bytes << ": the kernel must read every "
+           "sample" << shown(r);
+  }
+  if (counts->device_to_host_bytes > kMaxDeviceToHostBytes) {
+    return ::testing::AssertionFailure() << "[" << what << "] your program copied " << counts->device_to_host_bytes
+           << " bytes back from the GPU, more than the bins' " << kNumBins * sizeof(int) << ": the GPU "
+           "counts, and only the bins come back" << shown(r);
+  }
+  const double longest_ms = counts->longest_kernel_ns / 1e6, all_ms = counts->kernel_ns / 1e6;
+  // %.3f rounds to a microsecond: a kernel of a few microseconds may print as 0.001.
+  if (printed_ms + 0.002 < longest_ms / 2 || printed_ms > 10 * all_ms + 50) {
+    return ::testing::AssertionFailure() << "[" << what << "] your program printed a kernel time of " << printed_ms
+           << " ms, but its kernels ran " << all_ms << " ms (the longest " << longest_ms << " ms): time "
+           "the kernel with two events around its launch, and print what cudaEventElapsedTime gives"
+           << shown(r);
+  }
+  return ::testing::AssertionSuccess();
+}
+
 // The program's two lines: the first 10 bins exactly as data/histogram.py prints them, then a
-// positive kernel time; exit status 0.
+// positive kernel time; exit status 0; and the work done on the GPU (worked_on_the_gpu).
 ::testing::AssertionResult prints_the_bins_of(const std::string& what, const std::string& file,
                                               const std::vector<int>& samples) {
-  const grader::remote::ProgramRun r = run(file);
+  const grader::remote::ProgramRun r = run(file, /*counted=*/true);
   const std::string expected = grader::python_list(grader::cpu_histogram(samples, kNumBins), 10);
   if (r.exit_code != 0) return ::testing::AssertionFailure() << "[" << what << "] your program" << shown(r);
   std::smatch time;
@@ -62,7 +116,7 @@ std::string shown(const grader::remote::ProgramRun& r) {
     return ::testing::AssertionFailure() << "[" << what << "] the second line must be \"kernel time: "
            << "X.XXX ms\" with the kernel's time from two CUDA events (more than 0)" << shown(r);
   }
-  return ::testing::AssertionSuccess();
+  return worked_on_the_gpu(what, r, samples.size(), std::stod(time[1]));
 }
 
 // A bad file: a non-zero exit status (not a crash) and a line starting "error:" on stderr, which

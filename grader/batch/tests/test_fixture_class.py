@@ -289,6 +289,10 @@ class FixtureClass(unittest.TestCase):
     def test_host_copy_fails_every_test_with_samples(self):
         self.expect("host_copy", EMPTY, "the work must happen on the GPU")
 
+    def test_mapped_host_fails_every_test(self):
+        self.expect("mapped_host", set(), "a graded launcher allocated host memory the GPU can read "
+                    "(cudaHostAlloc): the work must stay on the GPU")
+
     def test_gradescope_results_and_class_files(self):
         with open(os.path.join(self.report, "submissions", "out_of_bounds_write", "results.json")) as f:
             results = json.load(f)

@@ -1,6 +1,7 @@
 // A kernel launch: check the configuration as a GPU would, run the blocks
 // on the host threads, then turn any fault into CUDA's sticky error.
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <memory>
 #include <mutex>
@@ -144,7 +145,10 @@ void launch_grid(const launch_config& config, const kernel_site& site, const voi
     job.seed = settings_seed();
     const auto participants =
         static_cast<unsigned>(std::min<std::uint64_t>(settings_host_threads(), job.block_count));
+    const auto started = std::chrono::steady_clock::now();
     host_thread_pool::instance().run(participants, &run_blocks, &job);
+    count_kernel_time(static_cast<std::uint64_t>(
+        std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count()));
 
     if (job.faulted.load()) report_fault(job.fault_error, description + ": " + job.fault_message);
     check_all_canaries("after " + description);

@@ -134,6 +134,9 @@ cudaError_t cudaDeviceGetAttribute(int* value, cudaDeviceAttr attr, int device) 
         case cudaDevAttrHostNativeAtomicSupported: *value = prop.hostNativeAtomicSupported; break;
         case cudaDevAttrPageableMemoryAccess: *value = prop.pageableMemoryAccess; break;
         case cudaDevAttrConcurrentManagedAccess: *value = prop.concurrentManagedAccess; break;
+        case cudaDevAttrPageableMemoryAccessUsesHostPageTables:
+            *value = prop.pageableMemoryAccessUsesHostPageTables;
+            break;
         case cudaDevAttrCooperativeLaunch: *value = prop.cooperativeLaunch; break;
         case cudaDevAttrMaxSharedMemoryPerBlockOptin: *value = static_cast<int>(prop.sharedMemPerBlockOptin); break;
         case cudaDevAttrMaxBlocksPerMultiprocessor: *value = prop.maxBlocksPerMultiProcessor; break;

@@ -35,5 +35,11 @@ cudaError_t peek_last_error();
 // ---- counters (cpu_backend::kernels_launched(), device_to_host_bytes()) ----
 void count_kernel_launch();
 void count_device_to_host_bytes(std::size_t bytes);
+// host_work.cpp: bytes copied to the device, each kernel's run time, and the check of every call
+// that makes host memory visible to kernels: records the first, and returns cudaSuccess, or in a
+// graded runner cudaErrorNotPermitted (not recorded: the caller returns it once it is done).
+void count_host_to_device_bytes(std::size_t bytes);
+void count_kernel_time(std::uint64_t nanoseconds);
+cudaError_t host_visible_memory(const char* api);
 
 }  // namespace cpu_backend::detail

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "cpu_backend/control.hpp"
 #include "test_support.hpp"
 
 namespace {
@@ -175,6 +176,25 @@ TEST_F(Memory, PinnedHostMemoryWorksAsACopyTarget) {
     EXPECT_CUDA_SUCCESS(cudaFreeHost(pinned));
     EXPECT_CUDA_SUCCESS(cudaFreeHost(also_pinned));
     EXPECT_EQ(cudaErrorInvalidValue, cudaFreeHost(values.data()));
+}
+
+// Outside the grader's runner host memory the GPU can read is allowed, and recorded: the first
+// call that made some, and the bytes each way (grader/remote reads them).
+TEST_F(Memory, HostVisibleMemoryIsRecordedAndCopiesCounted) {
+    int* pinned = nullptr;
+    ASSERT_CUDA_SUCCESS(cudaMallocHost(&pinned, 64 * sizeof(int)));
+    ASSERT_NE(nullptr, cpu_backend::host_memory_api());
+    int* view = nullptr;
+    EXPECT_CUDA_SUCCESS(cudaHostGetDevicePointer(&view, pinned, 0));
+    EXPECT_EQ(pinned, view);
+    int plain[4] = {};
+    EXPECT_CUDA_SUCCESS(cudaHostRegister(plain, sizeof plain, cudaHostRegisterDefault));
+    EXPECT_CUDA_SUCCESS(cudaHostUnregister(plain));
+    const std::uint64_t before = cpu_backend::host_to_device_bytes();
+    device_array<int> data(64);
+    EXPECT_CUDA_SUCCESS(cudaMemcpy(data.get(), pinned, 64 * sizeof(int), cudaMemcpyHostToDevice));
+    EXPECT_EQ(before + 64 * sizeof(int), cpu_backend::host_to_device_bytes());
+    EXPECT_CUDA_SUCCESS(cudaFreeHost(pinned));
 }
 
 }  // namespace

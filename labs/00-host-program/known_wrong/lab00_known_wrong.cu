@@ -3,6 +3,9 @@
 //   1 no_range_check: samples outside 0..1023 are counted, not refused
 //   2 exits_zero_on_errors: says "error:" but exits with status 0
 //   3 space_separated: prints the bins without the commas of data/histogram.py
+//   4 counts_on_the_host: counts on the host and prints a made-up kernel time; the CUDA calls are
+//     all there, in code that never runs
+//   5 made_up_time: counts on the GPU, but prints a made-up kernel time instead of the events'
 //
 //   lab00_host_program FILE   prints the first 10 bins of FILE (int32 samples in 0..1023) in
 //                             data/histogram.py's format, then the kernel's time
@@ -69,6 +72,13 @@ int main(int argc, char** argv) {
 
   std::vector<int> bins(kNumBins);
   float kernel_ms = 0;
+  if (KNOWN_DEFECT == 4 && argc < 100) {
+    for (int v : samples) ++bins[v];
+    std::printf("[");
+    for (int b = 0; b < 10; ++b) std::printf(b ? ", %d" : "%d", bins[b]);
+    std::printf("]\nkernel time: %.3f ms\n", 0.042);
+    return 0;
+  }
   int* d_samples = nullptr;
   int* d_bins = nullptr;
   int sm_count = 0;
@@ -94,6 +104,6 @@ int main(int argc, char** argv) {
 
   std::printf("[");
   for (int b = 0; b < 10; ++b) std::printf(b ? (KNOWN_DEFECT == 3 ? " %d" : ", %d") : "%d", bins[b]);
-  std::printf("]\nkernel time: %.3f ms\n", kernel_ms);
+  std::printf("]\nkernel time: %.3f ms\n", KNOWN_DEFECT == 5 ? 0.001f : kernel_ms);
   return 0;
 }

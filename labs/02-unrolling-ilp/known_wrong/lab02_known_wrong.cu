@@ -6,7 +6,11 @@
 //   4 not_unrolled         v2 under #pragma unroll 1: right answers, no unrolling (technique check)
 //   5 loads_not_in_flight  v3 written as load-atomic pairs: right answers, but each load waits
 //                          behind the previous atomic (technique check)
+//   6 mapped_host          v3's kernel only copies the samples into mapped host memory
+//                          (cudaHostAlloc); the host counts them and copies the bins back
 #include "lab02_unrolling_ilp.cuh"
+
+#include <vector>
 
 namespace lab02 {
 namespace {
@@ -65,6 +69,26 @@ __global__ void histogram_v3_manual_ilp_kernel(const int* d_samples, int n, int*
   }
 }
 
+__global__ void copy_to_mapped_kernel(const int* d_samples, int n, int* h_view) {
+  for (long long i = blockIdx.x * static_cast<long long>(blockDim.x) + threadIdx.x; i < n;
+       i += static_cast<long long>(gridDim.x) * blockDim.x) {
+    h_view[i] = d_samples[i];
+  }
+}
+
+void count_through_mapped_memory(const int* d_samples, int n, int* d_bins) {
+  int* h_mapped = nullptr;
+  int* d_view = nullptr;
+  cudaHostAlloc(&h_mapped, (n + 1) * sizeof(int), cudaHostAllocMapped);
+  cudaHostGetDevicePointer(&d_view, h_mapped, 0);
+  copy_to_mapped_kernel<<<64, 256>>>(d_samples, n, d_view);
+  cudaDeviceSynchronize();
+  std::vector<int> bins(kNumBins, 0);
+  for (int i = 0; i < n; ++i) ++bins[h_mapped[i]];
+  cudaMemcpy(d_bins, bins.data(), kNumBins * sizeof(int), cudaMemcpyHostToDevice);
+  cudaFreeHost(h_mapped);
+}
+
 int blocks_for(int n, SliceLaunch launch, bool round_down) {
   const long long per_block = static_cast<long long>(launch.threads_per_block) * launch.samples_per_thread;
   const long long blocks = round_down ? n / per_block : (n + per_block - 1) / per_block;
@@ -90,6 +114,10 @@ void histogram_v2_pragma_unroll(const int* d_samples, int n, int* d_bins, SliceL
 void histogram_v3_manual_ilp(const int* d_samples, int n, int* d_bins, SliceLaunch launch) {
   cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
   if (n == 0) return;
+  if constexpr (kDefect == 6) {
+    count_through_mapped_memory(d_samples, n, d_bins);
+    return;
+  }
   histogram_v3_manual_ilp_kernel<<<blocks_for(n, launch, false), launch.threads_per_block>>>(
       d_samples, n, d_bins, launch.samples_per_thread);
 }

@@ -34,6 +34,13 @@ void unregister_external_device_memory(void* base);
 // that a launcher does its work in kernels).
 std::uint64_t kernels_launched();
 std::uint64_t device_to_host_bytes();
+std::uint64_t host_to_device_bytes();
+// The first call of this process that made host memory visible to kernels (cudaHostAlloc,
+// cudaMallocHost, cudaHostRegister, cudaHostGetDevicePointer, cudaMallocManaged), or nullptr.
+// In a program that defines `extern "C" void cpu_backend_refuses_host_memory()` (the grader's
+// runner) every such call returns cudaErrorNotPermitted, having done its work all the same (code
+// that ignores the error runs on, to fail the call with the grader's reason, not a crash).
+const char* host_memory_api();
 
 // "x86-64 assembly" or "ucontext".
 const char* fiber_implementation();

@@ -35,6 +35,9 @@ cudaError_t cudaFree(void* device_pointer);
 cudaError_t cudaMallocHost(void** pointer, size_t size);
 cudaError_t cudaHostAlloc(void** pointer, size_t size, unsigned int flags);
 cudaError_t cudaFreeHost(void* pointer);
+cudaError_t cudaHostRegister(void* pointer, size_t size, unsigned int flags);
+cudaError_t cudaHostUnregister(void* pointer);
+cudaError_t cudaHostGetDevicePointer(void** device_pointer, void* host_pointer, unsigned int flags);
 cudaError_t cudaMemcpy(void* dst, const void* src, size_t count, cudaMemcpyKind kind);
 cudaError_t cudaMemcpyAsync(void* dst, const void* src, size_t count, cudaMemcpyKind kind,
                             cudaStream_t stream = 0);
@@ -52,6 +55,10 @@ cudaError_t cudaMallocManaged(T** pointer, size_t size, unsigned int flags = cud
 template <class T>
 cudaError_t cudaMallocHost(T** pointer, size_t size) {
     return cudaMallocHost(reinterpret_cast<void**>(pointer), size);
+}
+template <class T>
+cudaError_t cudaHostGetDevicePointer(T** device_pointer, void* host_pointer, unsigned int flags) {
+    return cudaHostGetDevicePointer(reinterpret_cast<void**>(device_pointer), host_pointer, flags);
 }
 template <class T>
 cudaError_t cudaHostAlloc(T** pointer, size_t size, unsigned int flags) {

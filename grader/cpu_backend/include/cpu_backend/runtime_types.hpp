@@ -109,6 +109,7 @@ enum cudaDeviceAttr {
     cudaDevAttrConcurrentManagedAccess = 89,
     cudaDevAttrCooperativeLaunch = 95,
     cudaDevAttrMaxSharedMemoryPerBlockOptin = 97,
+    cudaDevAttrPageableMemoryAccessUsesHostPageTables = 100,
     cudaDevAttrMaxBlocksPerMultiprocessor = 106,
     cudaDevAttrMaxPersistingL2CacheSize = 108,
     cudaDevAttrMaxAccessPolicyWindowSize = 109,
@@ -122,6 +123,11 @@ enum cudaDeviceAttr {
 #define cudaHostAllocMapped 0x02
 #define cudaHostAllocWriteCombined 0x04
 #define cudaMallocHostDefault cudaHostAllocDefault
+#define cudaHostRegisterDefault 0x00
+#define cudaHostRegisterPortable 0x01
+#define cudaHostRegisterMapped 0x02
+#define cudaHostRegisterIoMemory 0x04
+#define cudaHostRegisterReadOnly 0x08
 #define cudaMemAttachGlobal 0x01
 #define cudaStreamDefault 0x00
 #define cudaStreamNonBlocking 0x01
