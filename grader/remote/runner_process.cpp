@@ -90,6 +90,7 @@ std::vector<char> RunnerProcess::header(Message kind, std::uint32_t count, std::
     if (mapped_.insert(region->id).second) {
       fd_index = static_cast<std::int32_t>(fds.size());
       fds.push_back(region->fd);
+      note_handed_out(region->id);
     }
     out.put(region->id);
     out.put(static_cast<std::uint64_t>(region->bytes));
