@@ -234,6 +234,16 @@ class RunnerTest(Temp):
         self.assertEqual(result.outcomes["Fake.Hang"].fault, "budget")
         self.assertEqual(result.outcomes["Fake.Pass3"].fault, "budget")
 
+    def test_a_speed_test_timed_on_a_throttled_gpu_runs_again(self):
+        result = self.run_fake(["Fake.Pass1", "Fake.Throttled"])
+        again = result.outcomes["Fake.Throttled"]
+        self.assertEqual(again.status, "passed")
+        self.assertIn("timed again", again.message)
+        self.assertIn("hardware thermal slowdown", again.message)
+        self.assertEqual(again.metrics["retried_for_unfair_timing"], 1)
+        self.assertEqual(result.outcomes["Fake.Pass1"].metrics, {"time_ms": 1.5})
+        self.assertEqual(len(result.attempts), 2)
+
     def test_list_tests(self):
         self.assertEqual(runner.list_tests(FAKE, dict(os.environ), self.tmp, 30), runner_all())
 
