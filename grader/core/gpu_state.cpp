@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <vector>
@@ -157,16 +158,17 @@ GpuState GpuStateReader::read(int own_processes) const {
 
 int count_other_processes(const std::set<unsigned>& gpu_pids, const std::set<unsigned>& own, unsigned self,
                           int own_processes, std::string& note) {
+  const int beyond_own = std::max(0, static_cast<int>(gpu_pids.size()) - own_processes);
   if (gpu_pids.count(self) > 0) {
-    int others = 0;
-    for (unsigned pid : gpu_pids) others += own.count(pid) == 0;
+    // A runner in a sandbox may hide its descendants from /proc: never more than the count allows.
+    int unmatched = 0;
+    for (unsigned pid : gpu_pids) unmatched += own.count(pid) == 0;
     note.clear();
-    return others;
+    return std::min(unmatched, beyond_own);
   }
   note = "estimated: the GPU's process IDs are not this program's (another PID namespace), so all but "
          "this program's " + std::to_string(own_processes) + " count as others";
-  const int others = static_cast<int>(gpu_pids.size()) - own_processes;
-  return others > 0 ? others : 0;
+  return beyond_own;
 }
 
 std::set<unsigned> own_process_tree() {

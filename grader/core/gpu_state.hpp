@@ -45,8 +45,9 @@ class GpuStateReader {
 };
 
 // Other processes, given the driver's process IDs: those not in `own` (this process and its
-// descendants). When `own`'s first member (this process) is not among them, the IDs are from
-// another PID namespace: then all but `own_processes` of them, and `note` says it is an estimate.
+// descendants), at most all but `own_processes` of them (a sandboxed runner's ID may not be
+// found among the descendants). When `self` is not among them, the IDs are from another PID
+// namespace: then all but `own_processes` of them, and `note` says it is an estimate.
 int count_other_processes(const std::set<unsigned>& gpu_pids, const std::set<unsigned>& own, unsigned self,
                           int own_processes, std::string& note);
 

@@ -31,6 +31,9 @@ TEST(GpuState, OtherProcessesByIdWhenTheDriverListsThisOne) {
   EXPECT_EQ(grader::count_other_processes({10, 11, 12, 99}, {10, 11, 12, 13}, 10, 3, note), 1);
   EXPECT_EQ(note, "");
   EXPECT_EQ(grader::count_other_processes({10, 11}, {10, 11, 12}, 10, 3, note), 0);
+  // a runner whose ID the process tree did not show is one of this program's, not another's
+  EXPECT_EQ(grader::count_other_processes({10, 500}, {10}, 10, 2, note), 0);
+  EXPECT_EQ(grader::count_other_processes({10, 500, 501}, {10}, 10, 2, note), 1);
 }
 
 TEST(GpuState, OtherProcessesEstimatedWhenTheIdsAreAnotherNamespaces) {
