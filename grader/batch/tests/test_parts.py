@@ -308,6 +308,15 @@ class GradingTest(Temp):
         lab = grading.assemble_lab(LAB, shortcut, run, reference_lab(), "report")
         self.assertEqual((lab["status"], lab["score"]), ("graded", 3))
 
+    def test_flagged_and_retried_speed_tests_are_noted_for_review(self):
+        run = run_of(A=("failed", []), B=("passed", []))
+        run.outcomes["S.A"].metrics = {"implausible_speed": 1}
+        run.outcomes["S.B"].metrics = {"implausible_speed": 0, "retried_for_unfair_timing": 1}
+        lab = grading.assemble_lab(LAB, LabBuild("lab01", "built"), run, reference_lab(), "zero")
+        self.assertEqual(len(lab["review_notes"]), 2)
+        self.assertIn("S.A: speed flagged", lab["review_notes"][0])
+        self.assertIn("S.B: timed again", lab["review_notes"][1])
+
     def test_gradescope_results(self):
         run = run_of(A=("passed", []), B=("failed", []))
         run.outcomes["S.A"].metrics = {"time_ms": 0.5, "speedup_vs_baseline": 1.2}
