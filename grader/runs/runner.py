@@ -378,7 +378,10 @@ def retry_unfair_timings(result, rerun):
         del result.outcomes[name]
     result.attempts.append(rerun(list(first)))
     for name, before in first.items():
-        again = result.outcomes.setdefault(name, before)
+        again = result.outcomes.get(name)
+        if again is None or again.fault == "budget":  # no second verdict: the first stands
+            result.outcomes[name] = before
+            continue
         why = next((line for line in before.message.splitlines() if line.startswith("timed on a GPU")),
                    "timed on a throttled or shared GPU")
         note = f"timed again: the first measurement was {why.removeprefix('timed ')}"
