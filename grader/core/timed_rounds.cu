@@ -132,7 +132,8 @@ namespace detail {
   PinnedWords snapshot(per_output * most_calls);
   // Each call is checked against its input as the checker wrote it: made again, after the round,
   // from the call's seed into memory no runner is ever given (the runner may write the inputs it
-  // was handed; a runner that zeroed its input and its bins would otherwise pass).
+  // was handed: one that filled its input with values of no bin and zeroed its bins would pass a
+  // check against that input).
   DeviceBuffer<unsigned char> own_input(work.input_bytes);
   DeviceBuffer<unsigned long long> changed(1);
   std::vector<std::uint64_t> seeds;
