@@ -22,6 +22,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 
+from runs.unfair_timing import retry_unfair_timings
+
 OUTPUT_HEAD_BYTES = 48 * 1024   # of each attempt's output, the first ...
 OUTPUT_TAIL_BYTES = 16 * 1024   # ... and the last bytes are kept
 MAX_CHANNEL_LINE = 1 << 20
@@ -359,34 +361,10 @@ def run_tests(command, tests, env, cwd, timeout, user=None, budget_s=None, seed=
                     name, "failed", f"no result from the grader: {why} before this test reported",
                     fault="no-result")
             remaining = []
-    retry_unfair_timings(result, lambda names: run_attempt(command, names, env, cwd, timeout, user, result,
-                                                           deadline_total, seed=seed, wrap=wrap))
+    if not STOP.is_set():
+        retry_unfair_timings(result, lambda names: run_attempt(command, names, env, cwd, timeout, user,
+                                                               result, deadline_total, seed=seed, wrap=wrap))
     return result
-
-
-UNFAIR_TIMING = ("unfair_timing_before", "unfair_timing_after")  # grader/core/device.cuh
-
-
-def retry_unfair_timings(result, rerun):
-    """A speed test timed on a throttled or shared GPU runs once more, in a fresh process; its second
-    verdict counts, and its message says why it ran twice."""
-    first = {name: o for name, o in result.outcomes.items()
-             if not o.fault and any(o.metrics.get(k) == 1 for k in UNFAIR_TIMING)}
-    if not first or STOP.is_set():
-        return
-    for name in first:
-        del result.outcomes[name]
-    result.attempts.append(rerun(list(first)))
-    for name, before in first.items():
-        again = result.outcomes.get(name)
-        if again is None or again.fault == "budget":  # no second verdict: the first stands
-            result.outcomes[name] = before
-            continue
-        why = next((line for line in before.message.splitlines() if line.startswith("timed on a GPU")),
-                   "timed on a throttled or shared GPU")
-        note = f"timed again: the first measurement was {why.removeprefix('timed ')}"
-        again.message = note + ("\n" + again.message if again.message else "")
-        again.metrics["retried_for_unfair_timing"] = 1
 
 
 def list_tests(command, env, cwd, timeout, user=None, wrap=None):
