@@ -114,6 +114,7 @@ def assemble_lab(lab, build, run, reference_lab, policy):
         reasons.append(f"{len(failed)} test(s) failed, e.g. {failed[0]['name']}: "
                        f"{first_line(failed[0]['message'])}")
     notes = [integrity.summary([f]) for f in findings if f["category"] == "suspicious"]
+    notes += timing_notes(tests)
     return {"lab": lab.name, "file": lab.submission_file, "status": status,
             "score": sum(t["score"] for t in tests), "max_score": sum(t["max_score"] for t in tests),
             "tests": tests, "reasons": reasons, "findings": findings, "review_notes": notes,
@@ -123,6 +124,20 @@ def assemble_lab(lab, build, run, reference_lab, policy):
             "forged_lines": run.forged_lines if run else 0,
             "forged_samples": run.forged_samples if run else [],
             "device": (run.hello or {}).get("device", "") if run else ""}
+
+
+def timing_notes(tests):
+    """For the instructor's review: speed tests whose time could not be trusted, and those timed
+    again because the GPU was throttled or shared (grader/core/speed_report.cuh, device.cuh)."""
+    notes = []
+    for t in tests:
+        metrics = t.get("metrics") or {}
+        if metrics.get("implausible_speed") == 1:
+            notes.append(f"{t['name']}: speed flagged, faster than this GPU's measured bandwidth "
+                         "allows (did the timed calls skip their work?)")
+        if metrics.get("retried_for_unfair_timing") == 1:
+            notes.append(f"{t['name']}: timed again, the first run was on a throttled or shared GPU")
+    return notes
 
 
 def submission_record(student, source, fingerprint, config_key, labs, notes, duration, run_user):

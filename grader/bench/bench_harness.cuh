@@ -16,7 +16,7 @@
 
 #include "grader/bench/bench_inputs.hpp"
 #include "grader/bench/bench_report.hpp"
-#include "grader/bench/gpu_clocks.hpp"
+#include "grader/core/gpu_state.hpp"
 #include "grader/core/compare.hpp"
 #include "grader/core/cuda_check.cuh"
 #include "grader/core/device.cuh"
@@ -124,7 +124,7 @@ class Bench {
   explicit Bench(const Options& options)
       : timing_{3, options.runs, true}, profile_(options.profile), clocks_(pci_bus_id()) {}
 
-  const ClockReader& clocks() const { return clocks_; }
+  const grader::GpuStateReader& clocks() const { return clocks_; }
 
   // `check`'s verdict on kernel `kernel` ("" = every edge case right), computed on the first call
   // for that kernel only: the groups run once per input distribution.
@@ -259,7 +259,7 @@ class Bench {
   grader::TimingOptions timing_;
   bool profile_;
   grader::DeviceBuffer<int> read_sink_{1};  // where every read yardstick would write (it never does)
-  ClockReader clocks_;
+  grader::GpuStateReader clocks_;
   std::vector<Row> rows_;
   std::map<std::string, std::string> edge_verdicts_;
 };

@@ -27,7 +27,7 @@ namespace bench {
 namespace {
 
 // The header line: GPU, driver (the kernel module's version where Linux shows it), runtime, date.
-Header describe_machine(const std::string& gpu, int runs, const GpuClocks& clocks) {
+Header describe_machine(const std::string& gpu, int runs, const grader::GpuState& clocks) {
   Header h;
   h.gpu = gpu;
   h.runs = runs;

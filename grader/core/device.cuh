@@ -24,9 +24,16 @@ class GpuTest : public ::testing::Test {
 };
 
 // Speed tests: need a real GPU and full-size inputs; skip on the CPU backend and sanitizer runs.
+// Before and after each, the GPU's state (gpu_state.hpp) goes into the test's metrics; a test
+// timed on a throttled or shared GPU says so in its message and records unfair_timing_before or
+// unfair_timing_after = 1 (the batch times it again).
 class SpeedTest : public GpuTest {
  protected:
   void SetUp() override;
+  void TearDown() override;
+
+ private:
+  bool watched_ = false;
 };
 
 }  // namespace grader

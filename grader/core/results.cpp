@@ -148,6 +148,12 @@ void record_metric(const std::string& name, double value) {
   ::testing::Test::RecordProperty(name, std::to_string(value));
 }
 
+void record_note(const std::string& text) {
+  std::string& message = current().message;
+  message += (message.empty() ? "" : "\n") + text;
+  std::printf("[ note     ] %s\n", text.c_str());
+}
+
 void record_tier(const std::string& name, bool met, const std::string& detail) {
   current().tiers.push_back({name, met, detail});
   std::printf("[ tier     ] %s: %s (%s)\n", name.c_str(), met ? "met" : "not met", detail.c_str());

@@ -71,6 +71,8 @@ void apply_gates(std::vector<TestRecord>& records);
 // "speedup_vs_baseline") and a tier's outcome. A stretch tier never fails the test.
 void record_metric(const std::string& name, double value);
 void record_tier(const std::string& name, bool met, const std::string& detail);
+// A line for the test's message that does not fail it (e.g. "timed on a throttled GPU").
+void record_note(const std::string& text);
 
 // Turns finished tests into records and score; unit-testable without running GoogleTest.
 TestRecord make_record(const std::string& name, const std::string& status, TestPoints points,

@@ -1,5 +1,7 @@
 #include "grader/core/speed_report.cuh"
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <map>
 #include <tuple>
@@ -47,7 +49,28 @@ SpeedFigures report_speed(const std::string& kernel, const Measurement& kernel_t
   record_metric("read_bw_gbps", read_bandwidth.gbps());
   record_metric("percent_of_peak_bw", f.percent_of_peak);
   record_metric("peak_bw_gbps", peak);
+  const std::string implausible = implausible_speed(kernel, kernel_time, read_bandwidth, "streaming read");
+  f.implausible = !implausible.empty();
+  if (f.implausible) ADD_FAILURE() << implausible;
   return f;
+}
+
+std::string implausible_speed(const std::string& kernel, const Measurement& kernel_time,
+                              const Measurement& yardstick, const std::string& yardstick_name) {
+  const double share = yardstick.gbps() > 0 ? kernel_time.gbps() / yardstick.gbps() : 0;
+  const bool implausible = share > kMostShareOfYardstick;
+  record_metric("implausible_speed", implausible ? 1.0 : 0.0);
+  if (!implausible) return "";
+  char text[640];
+  std::snprintf(text, sizeof text,
+                "%s: %.4g ms a call means moving its %.0f MB at %.0f GB/s, %.2fx the %.0f GB/s this GPU's %s "
+                "reached in the same run (at most %.2fx is believable). The grader cannot trust this time "
+                "(did the timed calls skip their work?): this speed test earns nothing and is flagged for "
+                "the instructor.",
+                kernel.c_str(), kernel_time.time_ms.median, kernel_time.bytes / 1e6, kernel_time.gbps(), share,
+                yardstick.gbps(), yardstick_name.c_str(), kMostShareOfYardstick);
+  std::printf("[ flagged  ] %s\n", text);
+  return text;
 }
 
 }  // namespace grader

@@ -14,6 +14,7 @@
 #include "grader/core/run_options.hpp"
 #include "grader/core/student_code.hpp"
 #include "grader/core/yardstick_calls.cuh"
+#include "grader/remote/shared_memory.hpp"
 
 namespace grader {
 namespace {
@@ -36,14 +37,30 @@ __device__ std::uint64_t mix(std::uint64_t x) {
 
 // A fresh input: runs of `run` consecutive source elements, each run from a random start. A block
 // copies whole runs, so each run's start is drawn once a thread, not once an element.
+// With `handed` (the copy the runner had), the same input is made again into the checker's own
+// buffer and every element the runner's copy no longer holds is counted into `changed`.
 template <class T>
-__global__ void fresh_input(const T* source, std::size_t n, T* input, std::size_t run, std::uint64_t seed) {
+__global__ void fresh_input(const T* source, std::size_t n, T* input, std::size_t run, std::uint64_t seed,
+                            const T* handed, unsigned long long* changed) {
   const std::size_t runs = (n + run - 1) / run;
+  unsigned long long mine = 0;
   for (std::size_t r = blockIdx.x; r < runs; r += gridDim.x) {
     const std::size_t start = n > run ? mix(seed ^ r) % (n - run + 1) : 0;
     const std::size_t first = r * run, length = min(run, n - first);
-    for (std::size_t j = threadIdx.x; j < length; j += blockDim.x) input[first + j] = source[min(start + j, n - 1)];
+    for (std::size_t j = threadIdx.x; j < length; j += blockDim.x) {
+      const T value = source[min(start + j, n - 1)];
+      input[first + j] = value;
+      if (handed != nullptr) mine += handed[first + j] != value;
+    }
   }
+  if (mine != 0) atomicAdd(changed, mine);
+}
+
+template <class T>
+void make_input(const void* source, std::size_t n, void* input, std::size_t run, std::uint64_t seed,
+                const void* handed = nullptr, unsigned long long* changed = nullptr) {
+  fresh_input<<<1024, 256>>>(static_cast<const T*>(source), n, static_cast<T*>(input), run, seed,
+                             static_cast<const T*>(handed), changed);
 }
 
 __global__ void gather_words(const std::uint32_t* const* outputs, int count, std::size_t per_output,
@@ -71,17 +88,18 @@ struct PinnedWords {
   std::uint32_t* words = nullptr;
 };
 
-template <class T>
-T* raw(void* p) {
-  return static_cast<T*>(p);
-}
-
 }  // namespace
 
 namespace detail {
 
 ::testing::AssertionResult time_rounds(remote::RunnerProcess& runner, const ErasedWork& work,
                                        const RoundOptions& options, Summary& per_call_ms) {
+  // The source must be memory no runner ever had: a runner that kept it mapped could change every
+  // later input (and the expected results made from it) at will.
+  if (remote::handed_out(work.source)) {
+    return ::testing::AssertionFailure() << work.name << ": grader error, the source of the timed inputs is a "
+                                         << "buffer a runner was given; time from a copy no runner has seen";
+  }
   std::size_t free_bytes = 0, total_bytes = 0;
   GRADER_CUDA_CHECK(cudaMemGetInfo(&free_bytes, &total_bytes));
   const std::size_t per_call = work.input_bytes + work.output_bytes + (4 << 20);
@@ -112,6 +130,13 @@ namespace detail {
   DeviceBuffer<std::uint32_t> d_final(std::max<std::size_t>(1, per_output * most_calls));
   // Pinned, so that the timed copy of the snapshot is one DMA, not a staged copy.
   PinnedWords snapshot(per_output * most_calls);
+  // Each call is checked against its input as the checker wrote it: made again, after the round,
+  // from the call's seed into memory no runner is ever given (the runner may write the inputs it
+  // was handed: one that filled its input with values of no bin and zeroed its bins would pass a
+  // check against that input).
+  DeviceBuffer<unsigned char> own_input(work.input_bytes);
+  DeviceBuffer<unsigned long long> changed(1);
+  std::vector<std::uint64_t> seeds;
   std::mt19937_64 pick(std::random_device{}());
   const double fixed_cost_ms = options.subtract_channel_cost ? channel_cost_ms() : 0.0;
   double last_elapsed_ms = 0;
@@ -129,16 +154,13 @@ namespace detail {
     if (std::string why = describe_failed_reply(work.name, ready); !why.empty()) {
       return ::testing::AssertionFailure() << why;
     }
+    const auto make = work.element_bytes == 1 ? make_input<std::uint8_t> : make_input<std::uint32_t>;
     std::vector<const std::uint32_t*> output_words;
+    seeds.clear();
     for (int k = 0; k < calls; ++k) {
       output_words.push_back(reinterpret_cast<const std::uint32_t*>(outputs[k]->data()));
-      if (work.element_bytes == 1) {
-        fresh_input<<<1024, 256>>>(raw<const std::uint8_t>(const_cast<void*>(work.source)), elements,
-                                   raw<std::uint8_t>(inputs[k]->data()), options.run_elements, round_seed(number, k));
-      } else {
-        fresh_input<<<1024, 256>>>(raw<const std::uint32_t>(const_cast<void*>(work.source)), elements,
-                                   raw<std::uint32_t>(inputs[k]->data()), options.run_elements, round_seed(number, k));
-      }
+      seeds.push_back(round_seed(number, k));
+      make(work.source, elements, inputs[k]->data(), options.run_elements, seeds.back(), nullptr, nullptr);
       outputs[k]->fill_poison();
     }
     GRADER_CUDA_CHECK(cudaMemcpy(d_outputs.data(), output_words.data(), calls * sizeof(void*),
@@ -176,7 +198,19 @@ namespace detail {
       }
     }
     for (int k = 0; k < calls; ++k) {
-      ::testing::AssertionResult right = work.verify(inputs[k]->data(), outputs[k]->data());
+      GRADER_CUDA_CHECK(cudaMemsetAsync(changed.data(), 0, sizeof(unsigned long long)));
+      make(work.source, elements, own_input.data(), options.run_elements, seeds[k], inputs[k]->data(),
+           changed.data());
+      GRADER_CUDA_CHECK(cudaGetLastError());
+      unsigned long long differing = 0;
+      GRADER_CUDA_CHECK(cudaMemcpy(&differing, changed.data(), sizeof differing, cudaMemcpyDeviceToHost));
+      if (differing != 0) {
+        return ::testing::AssertionFailure()
+               << work.name << ": the input of timed call " << k + 1 << " of " << calls << " was changed "
+               << "during the round (" << differing << " of " << elements << " elements): a timed call "
+               << "must not write its input";
+      }
+      ::testing::AssertionResult right = work.verify(own_input.data(), outputs[k]->data());
       if (!right) {
         return ::testing::AssertionFailure() << work.name << ", timed call " << k + 1 << " of " << calls
                                              << " (a fresh input): " << right.message();

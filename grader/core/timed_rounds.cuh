@@ -7,8 +7,11 @@
 //      checker copies a snapshot of every output (all of a small one, 1024 random words of a large
 //      one); clock stops when that copy has landed;
 //   4. untimed: the snapshot must equal the outputs as they end up (a runner that replied while its
-//      kernels still ran is caught: its snapshot differs), and each output must be right for its
-//      input by the test's trusted reference.
+//      kernels still ran is caught: its snapshot differs); each input is made again from its seed
+//      into the checker's own memory, which no runner is given: the runner's copy must still hold
+//      it (a timed call must not write its input), and each output must be right for that copy by
+//      the test's trusted reference. The source the inputs are made from must be memory no runner
+//      was ever given (remote::handed_out), or the round is refused.
 // A call's time is the round's, less the channel's fixed cost, over K; the measurement is the
 // median of the first 7 consecutive rounds whose middle half lies within 2 % (a GPU settling after
 // gigabytes were allocated runs its first rounds slower; at most 7 more rounds are run for that). The fixed cost (messages, the GPU switching between the two processes, the
@@ -41,11 +44,12 @@ struct RoundOptions {
 
 // What a timed measurement needs from its test. `launch(in, out)` calls the student's (or a
 // yardstick's) function on one input and output: it is recorded, not run, and sent as the round.
-// `verify(in, out)` checks one output after the round, with the grader's own code.
+// `verify(in, out)` checks one output after the round, with the grader's own code; `in` is then
+// the checker's own copy of that call's input, never the buffer the runner had.
 template <class In, class Out>
 struct TimedWork {
   std::string name;
-  const In* source = nullptr;   // fresh inputs are made from this (device memory)
+  const In* source = nullptr;   // fresh inputs are made from this (device memory no runner was given)
   std::size_t input_count = 0;  // elements of each input
   std::size_t output_count = 0;
   std::function<void(const In* d_in, Out* d_out)> launch;
@@ -64,8 +68,8 @@ struct ErasedWork {
                                        const RoundOptions& options, Summary& per_call_ms);
 }  // namespace detail
 
-// Milliseconds per call, median over rounds. Fails (with the reason) when a call fails, an output
-// is wrong, or the outputs changed after the runner said it was done.
+// Milliseconds per call, median over rounds. Fails (with the reason) when a call fails, an input
+// was changed, an output is wrong, or the outputs changed after the runner said it was done.
 template <class In, class Out>
 ::testing::AssertionResult time_rounds(remote::RunnerProcess& runner, const TimedWork<In, Out>& work,
                                        Summary& per_call_ms, const RoundOptions& options = {}) {

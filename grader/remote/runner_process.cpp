@@ -5,6 +5,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstring>
 #include <thread>
@@ -17,7 +18,11 @@ namespace {
 
 constexpr int kChildChannelFd = 3;
 
+std::atomic<int> running_runners{0};
+
 }  // namespace
+
+int RunnerProcess::running_count() { return running_runners.load(); }
 
 std::string describe_signal(int signal) {
   static const struct {
@@ -66,6 +71,7 @@ CallReply RunnerProcess::start_if_needed() {
   }
   close(fds[1]);
   pid_ = pid;
+  ++running_runners;
   channel_ = Channel(fds[0]);
   mapped_.clear();
   return {};
@@ -90,6 +96,7 @@ std::vector<char> RunnerProcess::header(Message kind, std::uint32_t count, std::
     if (mapped_.insert(region->id).second) {
       fd_index = static_cast<std::int32_t>(fds.size());
       fds.push_back(region->fd);
+      note_handed_out(region->id);
     }
     out.put(region->id);
     out.put(static_cast<std::uint64_t>(region->bytes));
@@ -190,6 +197,7 @@ CallReply RunnerProcess::ended(CallReply::Process how, const std::string& text) 
       failed_exit_ = describe_exit(status, !options_.wrapper.empty());
     }
     kill(-pid_, SIGKILL);  // anything it left behind in its group
+    --running_runners;
   }
   pid_ = -1;
   channel_.close();

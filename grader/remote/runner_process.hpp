@@ -69,6 +69,9 @@ class RunnerProcess {
 
   void stop();  // ends the runner (it is started again when needed)
   bool running() const { return pid_ > 0; }
+  // Runners of this process started and not yet ended, of every RunnerProcess: each holds a GPU
+  // context (grader/core/gpu_state.hpp tells them from other tenants of the GPU).
+  static int running_count();
   // How the last runner ended when it was stopped, if it ended on its own with a status other
   // than 0 ("" otherwise): under a sanitizer wrapper, an error it reported at exit.
   const std::string& failed_exit() const { return failed_exit_; }

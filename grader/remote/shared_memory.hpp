@@ -26,6 +26,12 @@ void free_shared(void* base) noexcept;
 const SharedRegion* find_shared(const void* p);
 // Regions freed since the last call: the runner unmaps them.
 std::vector<std::uint64_t> take_released_regions();
+// A runner was sent region `id`'s descriptor (RunnerProcess does this): from then on that runner,
+// and anything it leaves behind, may write the memory until it is freed.
+void note_handed_out(std::uint64_t id);
+// Whether the live region holding `p` was ever handed to a runner: memory the checker trusts (the
+// source its timed inputs are made from) must not be.
+bool handed_out(const void* p);
 
 // ---- runner side ------------------------------------------------------------------------------
 void* map_shared(int fd, std::size_t bytes);  // takes ownership of fd; throws std::runtime_error

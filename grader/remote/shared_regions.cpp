@@ -5,6 +5,7 @@
 #include <iterator>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include "grader/remote/shared_memory.hpp"
 
@@ -15,6 +16,7 @@ struct Registry {
   std::mutex mutex;
   std::map<char*, SharedRegion> by_base;  // ordered: find the region below an address
   std::vector<std::uint64_t> released;
+  std::set<std::uint64_t> handed_out;  // live regions some runner was sent
   std::uint64_t next_id = 1;
 };
 
@@ -40,17 +42,37 @@ void free_shared(void* base) noexcept {
   if (found == r.by_base.end()) return;
   release_exported({found->second.base, found->second.bytes, found->second.fd});
   r.released.push_back(found->second.id);
+  r.handed_out.erase(found->second.id);
   r.by_base.erase(found);
 }
 
-const SharedRegion* find_shared(const void* p) {
-  Registry& r = registry();
-  std::lock_guard<std::mutex> lock(r.mutex);
+namespace {
+const SharedRegion* find_locked(Registry& r, const void* p) {
   char* address = const_cast<char*>(static_cast<const char*>(p));
   auto above = r.by_base.upper_bound(address);
   if (above == r.by_base.begin()) return nullptr;
   const SharedRegion& region = std::prev(above)->second;
   return address < region.base + region.bytes ? &region : nullptr;
+}
+}  // namespace
+
+const SharedRegion* find_shared(const void* p) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  return find_locked(r, p);
+}
+
+void note_handed_out(std::uint64_t id) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  r.handed_out.insert(id);
+}
+
+bool handed_out(const void* p) {
+  Registry& r = registry();
+  std::lock_guard<std::mutex> lock(r.mutex);
+  const SharedRegion* region = find_locked(r, p);
+  return region != nullptr && r.handed_out.count(region->id) > 0;
 }
 
 std::vector<std::uint64_t> take_released_regions() {

@@ -17,6 +17,7 @@
 #include "grader/core/round_yardsticks.cuh"
 #include "grader/core/scan_reference.hpp"
 #include "grader/core/scan_yardsticks.cuh"
+#include "grader/core/speed_report.cuh"
 #include "grader/core/student_code.hpp"
 #include "lab05_scan_warps.cuh"
 #include "lab05_test_support.hpp"
@@ -36,10 +37,13 @@ constexpr double kMinShareOfCub = 0.80;            // stretch: within 1.25x CUB'
 constexpr int kSpeedTile = 1024;
 constexpr std::size_t kSpeedElements = std::size_t{1} << 25;
 
-// One input on the device for every speed test, with its expected scans.
+// One input on the device for every speed test, with its expected scans. d_in is what a launcher
+// is given in the check before timing; the timed inputs and the yardsticks are made from d_source,
+// a copy no runner is given (a launcher may keep d_in and change it later).
 struct SpeedData {
   std::vector<int> values = grader::uniform_values(kSpeedElements, -1000, 1000, lab05_test::seed() + 41);
   grader::DeviceBuffer<int> d_in{values};
+  grader::DeviceBuffer<int> d_source{values};
   grader::DeviceBuffer<int> d_out{kSpeedElements};
   grader::DeviceBuffer<unsigned char> d_workspace{lab05::scan_workspace_bytes(static_cast<int>(kSpeedElements))};
   std::vector<int> whole = grader::cpu_inclusive_scan(values);
@@ -52,10 +56,10 @@ SpeedData& data() {
 }
 
 const grader::Measurement& copy_yardstick() {
-  return grader::copy_yardstick(data().d_in.data(), kSpeedElements);
+  return grader::copy_yardstick(data().d_source.data(), kSpeedElements);
 }
 const grader::Measurement& cub_yardstick() {
-  return grader::cub_scan_yardstick(data().d_in.data(), data().n());
+  return grader::cub_scan_yardstick(data().d_source.data(), data().n());
 }
 
 // Checks the result of one run, then times the launcher; memoized, so tests that compare the same
@@ -75,6 +79,10 @@ const grader::Measurement& cub_yardstick() {
     data().d_out.fill_poison();
     run(data().d_in.data(), data().d_out.data());
     grader::check_kernel_ran(kernel, launch_text, grader::Work::kOnGpu);
+    if (!data().d_in.holds(data().values)) {
+      return ::testing::AssertionFailure() << key << " modified its input on the 2^25-element speed input, "
+                                           << "so it is not timed";
+    }
     const grader::Comparison c =
         grader::compare_exact(expected, data().d_out.download(), static_cast<int>(grader::kPoisonWord));
     if (!c.matches()) {
@@ -83,7 +91,7 @@ const grader::Measurement& cub_yardstick() {
     }
     out.bytes = 2.0 * kSpeedElements * sizeof(int);
     const grader::TimedWork<int, int> work{
-        key, data().d_in.data(), kSpeedElements, kSpeedElements, run,
+        key, data().d_source.data(), kSpeedElements, kSpeedElements, run,
         [tile](const int* in, const int* scanned) {
           return grader::scan_matches_reference(in, static_cast<int>(kSpeedElements), scanned, tile);
         }};
@@ -92,8 +100,13 @@ const grader::Measurement& cub_yardstick() {
   } catch (const grader::CudaError& error) {
     return ::testing::AssertionFailure() << key << ": " << error.what();
   }
-  measured[key] = out;
   const grader::Measurement& copy = copy_yardstick();
+  // A scan reads and writes every element, as a copy does: faster than the copy is no measurement.
+  if (const std::string implausible = grader::implausible_speed(key, out, copy, "device copy");
+      !implausible.empty()) {
+    return ::testing::AssertionFailure() << implausible;
+  }
+  measured[key] = out;
   std::printf("[ speed    ] %s: %.4g ms (spread %.1f%%), %.0f GB/s = %.1f%% of this GPU's copy "
               "bandwidth (%.0f GB/s, %.4g ms)\n",
               key.c_str(), out.time_ms.median, 100 * out.time_ms.relative_spread(), out.gbps(),

@@ -8,6 +8,8 @@ tests: each test's name says what the "submission" does in it.
   Fake.Flood        prints 5 MB               (like a real process) fails every later test
   Fake.Forge        writes a forged "passed" verdict to every descriptor, then fails
   Fake.Skip         skipped                Fake.Stretch   passes and meets its stretch tier
+  Fake.Throttled    a speed test that fails, timed on a throttled GPU, the first time it runs in
+                    its folder (a marker file); then passes on a fair one
 Usage: fake_lab_program.py [--gtest_filter=A:B] [--gtest_list_tests]
 """
 import json
@@ -17,7 +19,8 @@ import sys
 import time
 
 ALL = ["Fake.Pass1", "Fake.Fail", "Fake.Crash", "Fake.Pass2", "Fake.Hang", "Fake.Exit0",
-       "Fake.Sticky", "Fake.Pass3", "Fake.Flood", "Fake.Forge", "Fake.Skip", "Fake.Stretch"]
+       "Fake.Sticky", "Fake.Pass3", "Fake.Flood", "Fake.Forge", "Fake.Skip", "Fake.Stretch",
+       "Fake.Throttled"]
 
 
 def channel():
@@ -57,7 +60,7 @@ def main():
     failed = 0
     for name in selected:
         send({"event": "start", "test": name})
-        status, message, tiers = "passed", "", []
+        status, message, tiers, metrics = "passed", "", [], {"time_ms": 1.5}
         behaviour = name.split(".")[1]
         if sticky:
             status, message = "failed", "CUDA error: an illegal memory access was encountered"
@@ -93,9 +96,16 @@ def main():
             status, message = "skipped", "needs a GPU"
         elif behaviour == "Stretch":
             tiers = [{"name": "stretch", "met": True, "detail": "fast"}]
+        elif behaviour == "Throttled":
+            if not os.path.exists("throttled-once"):
+                open("throttled-once", "w").close()
+                status, message = "failed", "timed on a GPU throttled (hardware thermal slowdown) before the test"
+                metrics = {"time_ms": 9.0, "unfair_timing_before": 1}
+            else:
+                metrics = {"time_ms": 1.5, "unfair_timing_before": 0}
         failed += status == "failed"
         send({"event": "end", "test": name, "status": status, "points": 2, "stretch_points": 1,
-              "message": message, "metrics": {"time_ms": 1.5}, "tiers": tiers})
+              "message": message, "metrics": metrics, "tiers": tiers})
     return 1 if failed else 0
 
 

@@ -281,10 +281,11 @@ class FixtureClass(unittest.TestCase):
         self.assertIn("reader: parent_mem=denied parent_environ=denied parent_maps=denied ptrace=denied",
                       self.student_files("memory_reader")["log.txt"])
 
-    def test_cached_results_and_nonblocking_stream_are_correct_here(self):
+    def test_cached_results_nonblocking_stream_and_overwrites_input_are_correct_here(self):
         # Their tricks touch only the speed tests, which the GPU grades (the instructor guide).
         self.expect("cached_results", set(SLICES + GRID))
         self.expect("nonblocking_stream", set(SLICES + GRID))
+        self.expect("overwrites_input", set(SLICES + GRID))
 
     def test_host_copy_fails_every_test_with_samples(self):
         self.expect("host_copy", EMPTY, "the work must happen on the GPU")

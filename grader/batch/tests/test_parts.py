@@ -234,6 +234,16 @@ class RunnerTest(Temp):
         self.assertEqual(result.outcomes["Fake.Hang"].fault, "budget")
         self.assertEqual(result.outcomes["Fake.Pass3"].fault, "budget")
 
+    def test_a_speed_test_timed_on_a_throttled_gpu_runs_again(self):
+        result = self.run_fake(["Fake.Pass1", "Fake.Throttled"])
+        again = result.outcomes["Fake.Throttled"]
+        self.assertEqual(again.status, "passed")
+        self.assertIn("timed again", again.message)
+        self.assertIn("hardware thermal slowdown", again.message)
+        self.assertEqual(again.metrics["retried_for_unfair_timing"], 1)
+        self.assertEqual(result.outcomes["Fake.Pass1"].metrics, {"time_ms": 1.5})
+        self.assertEqual(len(result.attempts), 2)
+
     def test_list_tests(self):
         self.assertEqual(runner.list_tests(FAKE, dict(os.environ), self.tmp, 30), runner_all())
 
@@ -297,6 +307,15 @@ class GradingTest(Temp):
         self.assertIn("cub::DeviceScan", lab["reasons"][0])
         lab = grading.assemble_lab(LAB, shortcut, run, reference_lab(), "report")
         self.assertEqual((lab["status"], lab["score"]), ("graded", 3))
+
+    def test_flagged_and_retried_speed_tests_are_noted_for_review(self):
+        run = run_of(A=("failed", []), B=("passed", []))
+        run.outcomes["S.A"].metrics = {"implausible_speed": 1}
+        run.outcomes["S.B"].metrics = {"implausible_speed": 0, "retried_for_unfair_timing": 1}
+        lab = grading.assemble_lab(LAB, LabBuild("lab01", "built"), run, reference_lab(), "zero")
+        self.assertEqual(len(lab["review_notes"]), 2)
+        self.assertIn("S.A: speed flagged", lab["review_notes"][0])
+        self.assertIn("S.B: timed again", lab["review_notes"][1])
 
     def test_gradescope_results(self):
         run = run_of(A=("passed", []), B=("failed", []))

@@ -4,7 +4,12 @@
 //   2 off_by_one_tail  v1's grid is rounded down, so the last partial block of samples is lost
 //   3 racy             a plain read-modify-write instead of atomicAdd (lost updates on a GPU)
 //   4 out_of_bounds    v2 counts value v into bin v+1, writing one past the last bin
+//   5 overwrites_timed_input  a call on a speed-test-sized input that starts within a millisecond
+//                      of the previous one's return (a timed round's calls run back to back) fills
+//                      its input with -1, zeroes its bins and counts nothing
 #include "lab01_global_atomics.cuh"
+
+#include <chrono>
 
 namespace lab01 {
 namespace {
@@ -35,9 +40,28 @@ __global__ void grid_stride_kernel(const int* d_samples, int n, int* d_bins) {
   }
 }
 
+std::chrono::steady_clock::time_point last_return{};
+
+// Defect 5: true (and the work skipped) for a call of a timed round.
+bool wipe_if_timed(const int* d_samples, int n, int* d_bins) {
+  const bool timed = kDefect == 5 && n >= (1 << 24) &&
+                     std::chrono::steady_clock::now() - last_return < std::chrono::milliseconds(1);
+  if (!timed) return false;
+  cudaMemsetAsync(const_cast<int*>(d_samples), 0xff, static_cast<std::size_t>(n) * sizeof(int));
+  cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
+  slices_kernel<<<1, 32>>>(d_samples, 0, d_bins, 1);  // a kernel ran, counting nothing
+  return true;
+}
+
+struct NoteReturn {  // when the call returns: the next one within a millisecond is a timed one
+  ~NoteReturn() { last_return = std::chrono::steady_clock::now(); }
+};
+
 }  // namespace
 
 void histogram_v1_slices(const int* d_samples, int n, int* d_bins, SliceLaunch launch) {
+  const NoteReturn note;
+  if (wipe_if_timed(d_samples, n, d_bins)) return;
   cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
   if (n == 0) return;
   const long long per_block = static_cast<long long>(launch.threads_per_block) * launch.samples_per_thread;
@@ -48,6 +72,8 @@ void histogram_v1_slices(const int* d_samples, int n, int* d_bins, SliceLaunch l
 }
 
 void histogram_v2_grid_stride(const int* d_samples, int n, int* d_bins, GridStrideLaunch launch) {
+  const NoteReturn note;
+  if (wipe_if_timed(d_samples, n, d_bins)) return;
   cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
   if (n == 0) return;
   grid_stride_kernel<<<launch.blocks, launch.threads_per_block>>>(d_samples, n, d_bins);
