@@ -14,6 +14,7 @@
 #include "grader/core/results.hpp"
 #include "grader/core/run_options.hpp"
 #include "grader/core/student_code.hpp"
+#include "grader/core/timed_rounds.cuh"
 #include "grader/core/watchdog.hpp"
 
 namespace {
@@ -54,6 +55,9 @@ int main(int argc, char** argv) {
   // The runner (the student's code) runs as this user outside the batch's sandbox: it must not be
   // able to read this process's memory (the seed, the expected values) through /proc or ptrace.
   prctl(PR_SET_DUMPABLE, 0);
+  // It can still stop this process (SIGSTOP cannot be refused) while a yardstick is timed, which
+  // would flatter every ratio: a timed round during which this process was continued is void.
+  grader::count_continues();
 #ifdef __GLIBC__
   // The tests make and drop host copies of 128 MiB buffers by the hundred. From the heap, and kept
   // there, their pages are faulted in once; as fresh mmaps they would be, and zeroed, every time.

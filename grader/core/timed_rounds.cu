@@ -1,6 +1,8 @@
 #include "grader/core/timed_rounds.cuh"
 
 #include <algorithm>
+#include <atomic>
+#include <csignal>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -175,6 +177,7 @@ namespace detail {
     const int gather_blocks = static_cast<int>(std::min<std::size_t>(1024, taken / 256 + 1));
     GRADER_CUDA_CHECK(cudaDeviceSynchronize());
 
+    const int continued_before = times_continued();
     const auto start = std::chrono::steady_clock::now();
     const remote::CallReply done = runner.go();
     if (taken > 0) {
@@ -186,6 +189,11 @@ namespace detail {
 
     if (std::string why = describe_failed_reply(work.name, done); !why.empty()) {
       return ::testing::AssertionFailure() << why;
+    }
+    if (times_continued() != continued_before) {
+      return ::testing::AssertionFailure()
+             << work.name << ": the grader was stopped and continued (SIGSTOP, SIGCONT) during a timed "
+             << "round: its time measures the stop, so the measurement is void";
     }
     if (taken > 0) {
       gather_words<<<gather_blocks, 256>>>(d_outputs.data(), calls, per_output,
@@ -278,6 +286,20 @@ namespace detail {
 }
 
 }  // namespace detail
+
+namespace {
+std::atomic<int> continues{0};
+}  // namespace
+
+void count_continues() {
+  for (int terminal_stop : {SIGTSTP, SIGTTIN, SIGTTOU}) std::signal(terminal_stop, SIG_IGN);
+  struct sigaction on_continue = {};
+  on_continue.sa_handler = [](int) { continues.fetch_add(1); };
+  on_continue.sa_flags = SA_RESTART;
+  sigaction(SIGCONT, &on_continue, nullptr);
+}
+
+int times_continued() { return continues.load(); }
 
 remote::RunnerProcess& yardstick_runner() {
   static remote::RunnerProcess runner([] {
