@@ -9,7 +9,7 @@ import unittest
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # grader/
 
-from batch import gradescope, reports, student_view  # noqa: E402
+from batch import gradescope, reports, sanitize, student_view  # noqa: E402
 from batch.student_view import RUNNER_PREFIX  # noqa: E402
 
 SAMPLES = " ".join(str(v) for v in range(1000, 1256))  # 256 samples, 1279 characters
@@ -69,6 +69,17 @@ class StudentViewTest(unittest.TestCase):
         full = reports.render_log(leaky, student=False)
         self.assertEqual(longest_run(full), 256)
         self.assertEqual(full.count(f"{RUNNER_PREFIX}leak {SAMPLES}"), 40)
+
+
+    def test_the_sanitizers_reports_read_behind_the_runner_prefix(self):
+        # compute-sanitizer wraps the runner: its reports reach the log as the runner's lines,
+        # while a runner cannot start a test of its own with a RUN line.
+        output = "\n".join(["[ RUN      ] Lab01Slices.A",
+                            RUNNER_PREFIX + "========= Error: Race reported between Write access",
+                            RUNNER_PREFIX + "[ RUN      ] Lab01Slices.B",
+                            RUNNER_PREFIX + "========= RACECHECK SUMMARY: 1 hazard displayed"])
+        self.assertEqual(sanitize.hazards_by_test(output),
+                         {"Lab01Slices.A": ["Error: Race reported between Write access"]})
 
 
 if __name__ == "__main__":
