@@ -11,6 +11,7 @@ import sys
 
 import numpy as np
 
+import keyed
 import samples_format as fmt
 
 DEFAULT_ZIPF_EXPONENT = 1.2
@@ -57,6 +58,11 @@ def parse_arguments(argv=None):
         metavar="S",
         help=f"random seed; the same seed gives the same file "
              f"(default {fmt.DEFAULT_SEED})")
+    parser.add_argument(
+        "--keyed", action="store_true",
+        help="draw from SHAKE-256 keyed by the seed instead of numpy's PCG64: "
+             "the samples do not give the seed back (the batch grader's hidden "
+             "data seeds); same distributions, other bytes")
     parser.add_argument(
         "--output", default=fmt.DEFAULT_PATH, metavar="PATH",
         help=f"file to write, replaced atomically (default "
@@ -124,6 +130,8 @@ def resolve_distribution_options(args):
 
 def generate_samples(args):
     """The samples as a '<i4' array, from already resolved options."""
+    if args.keyed:
+        return keyed_samples(args)
     rng = np.random.default_rng(args.seed)
     bins = fmt.bin_count(args.bits)
     if args.distribution == "uniform":
@@ -147,9 +155,7 @@ def generate_samples(args):
 
 def zipf_samples(rng, count, bits, exponent, seed):
     bins = fmt.bin_count(bits)
-    weights = 1.0 / np.arange(1, bins + 1, dtype=np.float64) ** exponent
-    cumulative = np.cumsum(weights)
-    cumulative /= cumulative[-1]
+    cumulative = zipf_cumulative(bins, exponent)
     # Inverse-CDF sampling: the rank is the first one whose cumulative
     # probability exceeds a uniform draw in [0, 1).  The minimum guards the
     # last bin against rounding in the cumulative sum.
@@ -165,6 +171,28 @@ def zipf_value_of_rank(bits, seed):
     return stream.permutation(fmt.bin_count(bits)).astype(fmt.SAMPLE_DTYPE)
 
 
+def keyed_samples(args):
+    """generate_samples with --keyed: each distribution drawn from data/keyed.py's bits."""
+    bins = fmt.bin_count(args.bits)
+    if args.distribution == "uniform":
+        return keyed.uniform(args.seed, args.count, bins)
+    if args.distribution == "normal":
+        return keyed.normal(args.seed, args.count, bins, args.mean, args.stddev)
+    if args.distribution == "all-equal":
+        return np.full(args.count, args.value, dtype=fmt.SAMPLE_DTYPE)
+    ranks = np.searchsorted(zipf_cumulative(bins, args.zipf_exponent),
+                            keyed.uniform_unit(args.seed, args.count), side="right")
+    np.minimum(ranks, bins - 1, out=ranks)
+    return keyed.permutation(args.seed, bins).astype(fmt.SAMPLE_DTYPE)[ranks]
+
+
+def zipf_cumulative(bins, exponent):
+    weights = 1.0 / np.arange(1, bins + 1, dtype=np.float64) ** exponent
+    cumulative = np.cumsum(weights)
+    cumulative /= cumulative[-1]
+    return cumulative
+
+
 def describe(args):
     parameters = ""
     if args.distribution == "normal":
@@ -175,7 +203,8 @@ def describe(args):
         parameters = f"(exponent={args.zipf_exponent:g})"
     return (f"wrote {args.output}: {args.count} samples, {args.bits} bits "
             f"(values in [0, {fmt.bin_count(args.bits)})), "
-            f"{args.distribution}{parameters}, seed {args.seed}")
+            f"{args.distribution}{parameters}, "
+            + ("keyed seed (not shown)" if args.keyed else f"seed {args.seed}"))
 
 
 def main(argv=None):

@@ -176,7 +176,7 @@ class CommandLineTest(ScratchFolderTestCase):
         self.assertEqual(result.returncode, 0)
         for option in ("--count", "--bits", "--distribution", "--seed",
                        "--output", "--mean", "--stddev", "--value",
-                       "--zipf-exponent"):
+                       "--zipf-exponent", "--keyed"):
             self.assertIn(option, result.stdout)
 
     def test_bad_arguments_exit_2_naming_the_problem(self):

@@ -7,7 +7,7 @@ import sys
 from . import project, submissions
 from .cpus import available_cpus
 from .paths import ReportPaths, WorkPaths, default_work_dir
-from .settings import Seeds, Settings
+from .settings import MAX_SECRET, Seeds, Settings
 
 USAGE_EPILOG = """\
 examples:
@@ -16,8 +16,10 @@ examples:
   grade_submissions.py class/ --out r1/ --shard 1/2             (and --shard 2/2 on a 2nd machine)
   grade_submissions.py merge --out report/ r1/ r2/
 Hidden seeds: --input-seed draws the inputs the lab checkers generate; --data-seed (and
---data-count) make the data file the tests read. A seed file holds either or both, one a line
-("input-seed N", "data-seed N"), or one integer for both.
+--data-count) make the data file the tests read. Each is a secret (an integer below 2^256, e.g.
+python3 -c "import secrets; print(secrets.randbits(128))"): every submission is graded with
+seeds of its own, derived from it, the student and their files. A seed file holds either or
+both, one a line ("input-seed N", "data-seed N"), or one integer for both.
 Exit status: 0 every submission graded (whatever its score), 1 some could not be graded,
 2 usage or set-up error.
 """
@@ -66,11 +68,13 @@ def seed_file_text(seeds):
 
 def add_seed_arguments(parser):
     parser.add_argument("--input-seed", type=int, metavar="N",
-                        help="hidden seed of the inputs the lab checkers generate (visible to "
+                        help="secret the hidden seeds of the inputs the lab checkers generate "
+                             "are derived from, per submission (visible to "
                              "other users of this machine in the process list: prefer --seed-file)")
     parser.add_argument("--data-seed", type=int, metavar="N",
-                        help="hidden seed of the data file the tests read, generated for this "
-                             "batch (data/generate.py; default: the project's data file)")
+                        help="secret the hidden seeds of the data file the tests read are "
+                             "derived from: a file generated per submission (data/generate.py "
+                             "--keyed; default: the project's data file)")
     parser.add_argument("--data-count", type=int, metavar="N",
                         help="size of the generated data file (samples)")
     parser.add_argument("--seed-file", metavar="FILE",
@@ -103,8 +107,8 @@ def check_seeds(parser, args):
     if twice:
         parser.error(f"{SEED_FLAGS[twice[0]]} is given twice (and by --seed or --seed-file)")
     for key, value in dict(given, **carried).items():
-        if value < 0:
-            parser.error(f"{SEED_FLAGS[key]} must be a non-negative integer")
+        if not 0 <= value < MAX_SECRET:
+            parser.error(f"{SEED_FLAGS[key]} must be a non-negative integer below 2^256")
         setattr(args, key, value)
     args.seed = seed_file_text(carried) if carried else None
 

@@ -21,6 +21,7 @@ import argparse
 import re
 from dataclasses import dataclass
 
+from . import student_view
 from .grading import first_line
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
@@ -149,7 +150,7 @@ def lab_tests(lab, policy):
                            "compile", policy))
     for t in lab["tests"]:
         tests.append(_test(f"{lab['lab']} {t['name']}", round(t["score"], 4), t["max_score"],
-                           t["status"], t["message"], kind_of(t), policy))
+                           t["status"], student_view.message(t["message"]), kind_of(t), policy))
     return tests
 
 

@@ -9,14 +9,18 @@ reference run skipped (speed tests on the CPU backend) are not gradable here and
 from report import telling_line  # grader/report.py: the student's score table
 from runs import scoring
 
-from . import integrity
+from . import integrity, student_view
 
 RECORD_SCHEMA = "gpu-histogram-workbook/batch/v1"
 MAX_MESSAGE = 4000
 
 
 def first_line(message):
-    return telling_line(message or "")[:200]
+    """The line that tells most of a message, in the grader's words (never a line the runner
+    printed: reasons reach the student's log)."""
+    own = [line for line in (message or "").splitlines()
+           if not line.startswith(student_view.RUNNER_PREFIX)]
+    return telling_line("\n".join(own))[:200]
 
 
 def reference_plan(reference_lab):

@@ -3,6 +3,7 @@ instructor reads), the work folder (builds, caches, the data file), one staged r
 what a sandboxed run sees in their place."""
 import os
 from dataclasses import dataclass
+from typing import Optional
 
 
 def _under_root(*parts):
@@ -36,10 +37,9 @@ class WorkPaths:
     manifest = _under_root("project-manifest.json")
     seed_salt = _under_root("seed-salt")
     data_dir = _under_root("data")
-    generate_arguments = _under_root("data", "generate-arguments")  # the data seed, briefly
 
     def data_file(self, data_key):
-        """The data file of --data-seed and --data-count (data_key: their fingerprint)."""
+        """The data file of a data seed and --data-count (data_key: their fingerprint)."""
         return os.path.join(self.data_dir, f"data-{data_key}.bin")
 
     def reference(self, config_key):
@@ -72,8 +72,11 @@ YARDSTICK_RUNNER = "yardstick-runner"
 @dataclass(frozen=True)
 class RunFolder:
     """One staged run: copies of a submission's programs (each lab's runner, its checker beside
-    it, the yardstick runner once) and its lab files under src/, readable by the run user."""
+    it, the yardstick runner once) and its lab files under src/, readable by the run user; the
+    seeds it is graded with: `input_seed` (None: the default) and the `data` file it reads."""
     root: str
+    input_seed: Optional[int] = None
+    data: Optional[str] = None
     src = _under_root("src")
     yardstick_runner = _under_root(YARDSTICK_RUNNER)
 
@@ -87,9 +90,9 @@ class RunFolder:
         return self.runner(lab) + CHECKER_SUFFIX
 
 
-def data_copy(run_root):
-    """The data file copied where the run user can read it (no sandbox, run as another user)."""
-    return os.path.join(run_root, "data.bin")
+def data_copy(run_root, data_key):
+    """A data file copied where the run user can read it (no sandbox, run as another user)."""
+    return os.path.join(run_root, f"data-{data_key}.bin")
 
 
 @dataclass(frozen=True)

@@ -91,7 +91,8 @@ def compute_reference(batch, worker, gpu):
     if broken:
         raise RuntimeError("the reference solution does not build, so its lab cannot be graded "
                            "(choose labs with --labs):\n" + "\n".join(broken))
-    folder = batch.stage(builds, files, list(builds))
+    reference_seeds = batch.settings.seeds.for_submission("(reference)", "")
+    folder = batch.stage(builds, files, list(builds), reference_seeds)
     try:
         for lab in batch.labs:
             tests = batch.list_lab_tests(lab.name, folder, gpu, worker.run_inputs)
@@ -136,7 +137,7 @@ def compute_reference(batch, worker, gpu):
                                   for t in record["tests"] if t["status"] == "failed"]
             reference["labs"][lab.name] = lab_ref
     finally:
-        shutil.rmtree(folder.root, ignore_errors=True)
+        batch.unstage(folder)
     reference["run_user"] = batch.user_note
     reports.atomic_write(cache, json.dumps(reference, indent=1))
     return reference
@@ -235,7 +236,8 @@ def run_batch(batch, entries):
         try:
             builds = worker.build(files)
             ready = [name for name, b in builds.items() if b.status == "built"]
-            folder = batch.stage(builds, files, ready)
+            seeds = batch.settings.seeds.for_submission(entry.student, collected.fingerprint())
+            folder = batch.stage(builds, files, ready, seeds)
         finally:
             worker_queue.put(worker)
         busy = time.monotonic() - busy
@@ -257,10 +259,10 @@ def run_batch(batch, entries):
         finally:
             gpu_queue.put(gpu)
             busy += time.monotonic() - run_started
-            shutil.rmtree(folder.root, ignore_errors=True)
+            batch.unstage(folder)
         if opinion is not None and runs and not runner.STOP.is_set():
             started_cpu = time.monotonic()
-            opinion.judge(files, builds, runs)
+            opinion.judge(files, builds, runs, seeds)
             busy += time.monotonic() - started_cpu
         if runner.STOP.is_set():
             return

@@ -1,5 +1,6 @@
-"""What the batch grader writes: per submission a log, results.json (Gradescope) and grading.json
-(the full record); per class a CSV and an HTML report with plots. Every file is written to a
+"""What the batch grader writes: per submission the student's log and results.json (Gradescope),
+capped as student_view.py says, and the instructor's: instructor-log.txt and grading.json (the
+full record); per class a CSV and an HTML report with plots. Every file is written to a
 temporary name and renamed, so a reader (or an interrupted run) never sees half a file."""
 import csv
 import glob
@@ -9,10 +10,11 @@ import json
 import os
 import time
 
-from . import gradescope, grading, plots
+from . import gradescope, grading, plots, student_view
 from .paths import ReportPaths
 
 LOG_ATTEMPT_OUTPUT = 12000
+INSTRUCTOR_LOG = "instructor-log.txt"  # log.txt with every line the runs printed
 
 
 def atomic_write(path, text):
@@ -41,6 +43,7 @@ def write_submission(report_dir, record, visibility):
     --test-visibility), or one visibility for every test."""
     paths, student = ReportPaths(report_dir), record["student"]
     atomic_write(paths.student_file(student, "log.txt"), render_log(record))
+    atomic_write(paths.student_file(student, INSTRUCTOR_LOG), render_log(record, student=False))
     atomic_write(paths.student_file(student, "results.json"),
                  json.dumps(gradescope.results_json(record, visibility), indent=1))
     # Last: a submission counts as graded once its grading.json exists.
@@ -54,7 +57,8 @@ def _cut(text, limit=LOG_ATTEMPT_OUTPUT):
     return text[:half] + f"\n[... {len(text) - limit} characters cut ...]\n" + text[-half:]
 
 
-def render_log(record):
+def render_log(record, student=True):
+    """log.txt; student=False: the instructor's, with every message and line of output whole."""
     out = io.StringIO()
     w = lambda line="": out.write(line + "\n")
     w(f"Student: {record['student']}    source: {record.get('source', '')}")
@@ -66,6 +70,7 @@ def render_log(record):
     for note in record.get("notes", []):
         w(f"note: {note}")
     for lab in record["labs"].values():
+        runner_lines = student_view.RunnerLines()
         w()
         w("=" * 100)
         w(f"{lab['lab']} ({lab['file']}): {lab['score']:g} / {lab['max_score']:g}   [{lab['status']}]"
@@ -86,7 +91,8 @@ def render_log(record):
         for t in lab["tests"]:
             w(f"  {t['status'].upper():7} {t['score']:5g}/{t['max_score']:<4g} {t['name']}")
             if t["status"] != "passed" and t["message"]:
-                lines = [line for line in t["message"].strip().splitlines()
+                text = student_view.message(t["message"]) if student else t["message"]
+                lines = [line for line in text.strip().splitlines()
                          if not line.startswith("Value of:") and line.strip() != "Expected: true"]
                 for line in lines[:12]:
                     w(f"            {line}")
@@ -97,7 +103,10 @@ def render_log(record):
               f"{attempt['duration_s']:.1f} s" + (f": {attempt['reason']}" if attempt["reason"] else ""))
             if attempt.get("dropped_bytes"):
                 w(f"   (output capped: {attempt['dropped_bytes']} bytes dropped)")
-            w(_cut(attempt.get("output", "")).rstrip())
+            output = attempt.get("output", "")
+            w((_cut(student_view.run_output(output, runner_lines)) if student else output).rstrip())
+        if student and runner_lines.held_back:
+            w(student_view.held_back_note(runner_lines))
     return out.getvalue()
 
 
@@ -238,7 +247,8 @@ def write_class_html(report_dir, records, batch, use_matplotlib=True):
             detail += f"<details><summary>for review</summary><pre>{e(chr(10).join(notes))}</pre></details>"
         parts.append(f"<tr><td>{e(record['student'])}</td><td class='{status}'>{status}</td>"
                      f"<td>{record['score']:g}/{record['max_score']:g}</td>{cells}<td>{detail}</td>"
-                     f"<td><a href='{link}/log.txt'>log</a> <a href='{link}/results.json'>results.json</a>"
+                     f"<td><a href='{link}/log.txt'>log</a> <a href='{link}/{INSTRUCTOR_LOG}'>full "
+                     f"log</a> <a href='{link}/results.json'>results.json</a>"
                      f"</td></tr>")
     parts.append("</table>")
     atomic_write(ReportPaths(report_dir).index_html, "\n".join(parts) + "\n")

@@ -20,7 +20,6 @@ It runs whenever the sanitizer pass is asked for (--sanitizers other than none),
 compute-sanitizer is absent: then it is the batch's only race check.
 """
 import queue
-import shutil
 from concurrent.futures import ThreadPoolExecutor
 
 from . import builder, grading, integrity, sanitize
@@ -90,20 +89,22 @@ class CpuOpinion:
         for worker in workers:
             self.workers.put(worker)
         runs = self._run(reference_files, {name: [t["name"] for t in lab["tests"] if t["status"] == "passed"]
-                                 for name, lab in reference["labs"].items()})[1]
+                                 for name, lab in reference["labs"].items()},
+                         batch.settings.seeds.for_submission("(reference)", ""))[1]
         for lab in batch.labs:
             self.judged[lab.name] = judged_tests(runs[lab.name]) if lab.name in runs else []
             batch.log(f"  {lab.name}: second opinion on {SCHEDULE}: {len(self.judged[lab.name])} "
                       "correctness test(s) the reference passes there")
 
-    def _run(self, files, tests_by_lab):
-        """Build `files` for the CPU backend and run `tests_by_lab` there: (builds, runs)."""
+    def _run(self, files, tests_by_lab, seeds):
+        """Build `files` for the CPU backend and run `tests_by_lab` there with `seeds` (the
+        submission's own, settings.Seeds.for_submission): (builds, runs)."""
         batch = self.batch
         worker = self.workers.get()
         try:
             builds = worker.build(files)
             ready = [name for name, b in builds.items() if b.status == "built"]
-            folder = batch.stage(builds, files, ready)
+            folder = batch.stage(builds, files, ready, seeds)
         finally:
             self.workers.put(worker)
         runs = {}
@@ -114,18 +115,19 @@ class CpuOpinion:
                     runs[name] = batch.run_lab(name, folder, tests, None, worker.run_inputs,
                                                batch.settings.budget_s)
         finally:
-            shutil.rmtree(folder.root, ignore_errors=True)
+            batch.unstage(folder)
         return builds, runs
 
-    def judge(self, files, gpu_builds, gpu_runs):
-        """Fail the GPU-passed tests the CPU backend shows wrong; a finding where it cannot build."""
+    def judge(self, files, gpu_builds, gpu_runs, seeds):
+        """Fail the GPU-passed tests the CPU backend shows wrong; a finding where it cannot build.
+        `seeds`: the submission's, the same its GPU run was graded with."""
         tests = {name: [t for t in self.judged.get(name, []) if run.outcomes.get(t)
                         and run.outcomes[t].status == "passed"]
                  for name, run in gpu_runs.items()}
         if not any(tests.values()):
             return
         wanted_files = {lab.submission_file for lab in self.batch.labs if tests.get(lab.name)}
-        builds, runs = self._run({k: v for k, v in files.items() if k in wanted_files}, tests)
+        builds, runs = self._run({k: v for k, v in files.items() if k in wanted_files}, tests, seeds)
         for name, run in gpu_runs.items():
             build = builds.get(name)
             if tests[name] and (build is None or build.status != "built"):

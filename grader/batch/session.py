@@ -12,12 +12,17 @@ import subprocess
 import sys
 import tempfile
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from runs import runner
 from runs.checker import CheckerSettings
 
 from . import builder, paths, project, sandbox, sanitize
+
+
+# The most samples a CPU-backend checker reads of the data file (grader/core/run_options.cpp
+# kCpuBackendMaxSize): a data file generated for that backend holds no more.
+CPU_BACKEND_SAMPLES = 1 << 20
 
 
 @dataclass
@@ -76,7 +81,6 @@ class Batch:
         s, seeds = self.settings, self.settings.seeds
         data = {"data_seed": self.seed_digest("data", seeds.data), "data_count": seeds.data_count,
                 "project": self.project_fingerprint}
-        self.data_key = fingerprint(data)
         self.config = {"labs": [lab.name for lab in self.labs], "backend": s.backend,
                        "input_seed": self.seed_digest("input", seeds.inputs), **data,
                        "sanitizers": s.sanitizers, "gpu_archs": s.gpu_archs}
@@ -163,8 +167,8 @@ class Batch:
                              "other submissions and this report")
 
     def prepare_run_files(self, default_data):
-        """A folder the run user can read, holding each run's program and files; the data file
-        (the build's, or one generated from --data-seed and --data-count)."""
+        """A folder the run user can read, holding each run's program and files; the class's data
+        file (the build's, or one of --data-count); a hidden data seed's are per submission."""
         if self.sandbox is not None:
             # Only the grader and the sandbox (which binds what each run needs) go in here.
             self.run_root = tempfile.mkdtemp(prefix="runs-", dir=self.work.root)
@@ -172,30 +176,43 @@ class Batch:
         else:
             self.run_root = tempfile.mkdtemp(prefix="grade-submissions-")
             os.chmod(self.run_root, 0o711)
-        data = default_data
-        if self.settings.seeds.custom_data:
-            data = self.work.data_file(self.data_key)
-            if not os.path.exists(data):
-                self.generate_data(data)
+        self.data_file = default_data
+        class_seeds = replace(self.settings.seeds, data=None)  # --data-count alone: one file
+        if class_seeds.custom_data:
+            self.data_file = self.data_path(class_seeds)
+
+    def data_path(self, seeds):
+        """The data file the run user reads for `seeds`: the build's, or one generated from their
+        data seed and count, kept in the work folder under their fingerprint."""
+        if not seeds.custom_data:
+            return self.data_file
+        if seeds.data_count is None and self.settings.backend == "cpu":
+            seeds = replace(seeds, data_count=CPU_BACKEND_SAMPLES)  # what its checkers read
+        key = fingerprint({"data_seed": self.seed_digest("data", seeds.data),
+                           "data_count": seeds.data_count, "project": self.project_fingerprint})
+        data = self.work.data_file(key)
+        if not os.path.exists(data):
+            self.generate_data(data, seeds)
         if self.sandbox is not None:
             os.chmod(data, 0o644)  # bound read-only into each run as paths.SANDBOXED.data
         elif self.user is not None and not readable_by_others(data):
-            copy = paths.data_copy(self.run_root)
+            copy = paths.data_copy(self.run_root, key)
             shutil.copyfile(data, copy)
             os.chmod(copy, 0o644)
             data = copy
-        self.data_file = data
+        return data
 
-    def generate_data(self, data):
-        seeds = self.settings.seeds
+    def generate_data(self, data, seeds):
         os.makedirs(self.work.data_dir, mode=0o700, exist_ok=True)
-        # The data seed goes in an arguments file, not on a command line others can read.
-        options = ["--output", data + ".partial"]
+        partial = f"{data}.partial-{threading.get_ident()}"
+        # The data seed goes in an arguments file, not on a command line others can read; a
+        # hidden one draws from the keyed generator, whose samples do not give the seed back.
+        options = ["--output", partial]
         if seeds.data is not None:
-            options += ["--seed", str(seeds.data)]
+            options += ["--seed", str(seeds.data), "--keyed"]
         if seeds.data_count is not None:
             options += ["--count", str(seeds.data_count)]
-        arguments = self.work.generate_arguments
+        arguments = f"{partial}.arguments"
         with open(os.open(arguments, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w") as f:
             f.write("\n".join(options) + "\n")
         command = [sys.executable, os.path.join(self.snapshot, "data", "generate.py"), "@" + arguments]
@@ -203,13 +220,25 @@ class Batch:
         os.remove(arguments)
         if code != 0:
             raise RuntimeError(f"could not generate the hidden data file:\n{out[-2000:]}")
-        os.replace(data + ".partial", data)
+        os.replace(partial, data)
+
+    def unstage(self, folder):
+        """Removes a staged run, and its data file when it was the submission's own."""
+        shutil.rmtree(folder.root, ignore_errors=True)
+        if folder.data not in (None, self.data_file):
+            # and the work folder's, of which folder.data may be a copy (paths.data_copy)
+            for path in {folder.data, os.path.join(self.work.data_dir, os.path.basename(folder.data))}:
+                try:
+                    os.remove(path)
+                except OSError:
+                    pass
 
     # ---- one run --------------------------------------------------------------------------------
-    def stage(self, builds, files, labs_to_run):
+    def stage(self, builds, files, labs_to_run, seeds):
         """A paths.RunFolder: copies of the programs and the student's lab files, readable by the
-        run user."""
-        folder = paths.RunFolder(tempfile.mkdtemp(prefix="run-", dir=self.run_root))
+        run user, graded with `seeds` (settings.Seeds.for_submission)."""
+        folder = paths.RunFolder(tempfile.mkdtemp(prefix="run-", dir=self.run_root),
+                                 input_seed=seeds.inputs, data=self.data_path(seeds))
         os.chmod(folder.root, 0o755)
         os.makedirs(folder.src, mode=0o755)
         for lab in self.labs:
@@ -243,14 +272,14 @@ class Batch:
             where, cwd = paths.SANDBOXED, "/"
             bound = [(folder.runner(lab), where.runner), (folder.checker(lab), where.checker),
                      (folder.yardstick_runner, where.yardstick_runner),
-                     (folder.src, where.submission), (self.data_file, where.data),
+                     (folder.src, where.submission), (folder.data, where.data),
                      (self.snapshot, self.snapshot)]
             bound += [(path, path) for path in run_inputs]
 
             def wrap(argv):
                 return self.sandbox.command(argv, "run", read_only=bound, uid=self.run_uid)
         else:
-            where, wrap = paths.unsandboxed(folder, lab, self.data_file), None
+            where, wrap = paths.unsandboxed(folder, lab, folder.data), None
             cwd = tempfile.mkdtemp(prefix="home-", dir=folder.root)
             if self.user is not None:
                 os.chown(cwd, self.user.uid, self.user.gid)
@@ -309,7 +338,7 @@ class Batch:
         # The tool slows kernels down many times, even on small inputs.
         timeout = self.settings.timeout_s * (5 if tool else 1)
         return runner.run_tests(command, tests, env, cwd, timeout, user=self.user, budget_s=budget,
-                                seed=self.settings.seeds.inputs, wrap=wrap)
+                                seed=folder.input_seed, wrap=wrap)
 
 
 def fingerprint(settings):

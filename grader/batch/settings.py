@@ -1,7 +1,8 @@
 """What one batch was asked to do, once the command line is parsed and checked (cli.py): the
 running side (session.py, pipeline.py) reads this, never argv."""
+import hashlib
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Optional
 
 from .paths import ReportPaths, WorkPaths
@@ -19,6 +20,27 @@ class Seeds:
     @property
     def custom_data(self):
         return self.data is not None or self.data_count is not None
+
+    def for_submission(self, student, fingerprint):
+        """The seeds one submission is graded with: each hidden seed (the instructor's secret)
+        keys a hash of the student and the digest of their files, so no two students, and no
+        resubmission, share inputs, and no seed of one gives away another's. Defaults stay."""
+        identity = f"{student}\0{fingerprint}".encode()
+        return replace(self, inputs=derived_seed(self.inputs, "input-seed", identity),
+                       data=derived_seed(self.data, "data-seed", identity))
+
+
+MAX_SECRET = 2 ** 256  # a hidden seed is a BLAKE2b key of at most 32 bytes
+
+
+def derived_seed(secret, kind, identity):
+    """BLAKE2b of `identity` keyed by `secret` (None: None), below 2^63: every tool on its way
+    (the checker's key pipe, generate.py, JSON) takes it as a signed 64-bit integer."""
+    if secret is None:
+        return None
+    key = secret.to_bytes(32, "little")
+    digest = hashlib.blake2b(identity, key=key, person=kind.encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") >> 1
 
 
 @dataclass(frozen=True)

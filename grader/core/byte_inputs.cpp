@@ -4,13 +4,14 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <random>
 #include <stdexcept>
+
+#include "grader/core/keyed_stream.hpp"
 
 namespace grader {
 
 std::vector<unsigned char> random_bytes(std::size_t count, std::uint64_t seed) {
-  std::mt19937_64 engine(seed);
+  KeyedStream engine(seed);
   std::vector<unsigned char> bytes(count);
   for (unsigned char& b : bytes) b = static_cast<unsigned char>(engine() >> 56);
   return bytes;
@@ -23,7 +24,7 @@ std::vector<unsigned char> generated_text(std::size_t count, std::uint64_t seed)
   static const char* const kOthers[] = {"The", "GPU", "CUDA", "2025", "42", ", ", ". ", "\n",
                                         "`", "{", "|", "~", "@", "[", "Z", "A", "\t"};
   static const unsigned char kUtf8[][2] = {{0xC3, 0xA9}, {0xC5, 0x91}, {0xC3, 0x9F}, {0xE2, 0x80}};
-  std::mt19937_64 engine(seed);
+  KeyedStream engine(seed);
   std::vector<unsigned char> text;
   text.reserve(count + 16);
   while (text.size() < count) {

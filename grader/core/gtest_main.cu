@@ -14,7 +14,7 @@
 #include "grader/core/results.hpp"
 #include "grader/core/run_options.hpp"
 #include "grader/core/student_code.hpp"
-#include "grader/core/timed_rounds.cuh"
+#include "grader/core/stop_count.hpp"
 #include "grader/core/watchdog.hpp"
 
 namespace {

@@ -2,21 +2,22 @@
 
 #include <algorithm>
 #include <cmath>
-#include <random>
+
+#include "grader/core/keyed_stream.hpp"
 
 namespace grader {
 namespace {
 
-// Box-Muller on mt19937_64 bits rather than std::normal_distribution, whose output differs
+// Box-Muller on the keyed stream's bits rather than std::normal_distribution, whose output differs
 // between standard libraries: the same seed must give the same inputs everywhere.
-double unit_uniform(std::mt19937_64& engine) {
+double unit_uniform(KeyedStream& engine) {
   return (static_cast<double>(engine() >> 11) + 0.5) * (1.0 / 9007199254740992.0);
 }
 
 }  // namespace
 
 std::vector<int> uniform_samples(std::size_t count, int num_bins, std::uint64_t seed) {
-  std::mt19937_64 engine(seed);
+  KeyedStream engine(seed);
   std::vector<int> samples(count);
   for (int& s : samples) s = static_cast<int>(engine() % static_cast<std::uint64_t>(num_bins));
   return samples;
@@ -24,7 +25,7 @@ std::vector<int> uniform_samples(std::size_t count, int num_bins, std::uint64_t 
 
 std::vector<int> normal_samples(std::size_t count, int num_bins, double mean, double stddev,
                                 std::uint64_t seed) {
-  std::mt19937_64 engine(seed);
+  KeyedStream engine(seed);
   std::vector<int> samples(count);
   constexpr double kTwoPi = 6.283185307179586;
   for (int& s : samples) {

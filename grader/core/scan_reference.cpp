@@ -1,6 +1,6 @@
 #include "grader/core/scan_reference.hpp"
 
-#include <random>
+#include "grader/core/keyed_stream.hpp"
 
 namespace grader {
 
@@ -16,7 +16,7 @@ std::vector<int> cpu_inclusive_scan(const std::vector<int>& values, std::size_t 
 }
 
 std::vector<int> uniform_values(std::size_t count, int low, int high, std::uint64_t seed) {
-  std::mt19937_64 engine(seed);
+  KeyedStream engine(seed);
   const std::uint64_t span = static_cast<std::uint64_t>(static_cast<long long>(high) - low) + 1;
   std::vector<int> values(count);
   for (int& v : values) v = static_cast<int>(low + static_cast<long long>(engine() % span));

@@ -1,8 +1,6 @@
 #include "grader/core/timed_rounds.cuh"
 
 #include <algorithm>
-#include <atomic>
-#include <csignal>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -13,7 +11,9 @@
 
 #include "grader/core/cuda_check.cuh"
 #include "grader/core/device_buffer.cuh"
+#include "grader/core/keyed_stream.hpp"
 #include "grader/core/run_options.hpp"
+#include "grader/core/stop_count.hpp"
 #include "grader/core/student_code.hpp"
 #include "grader/core/yardstick_calls.cuh"
 #include "grader/remote/shared_memory.hpp"
@@ -75,9 +75,11 @@ __global__ void gather_words(const std::uint32_t* const* outputs, int count, std
   }
 }
 
-std::uint64_t round_seed(int round, int call) {
-  static std::uint64_t counter = 0;
-  return run_options().seed * 0x2545f4914f6cdd1dull + (++counter << 20) + round * 64 + call;
+// Each call's own: from the seed's keyed stream (stream 1: apart from the inputs drawn from the
+// seed), so a start a runner finds in the data file gives back neither the seed nor the next start.
+std::uint64_t round_seed() {
+  static KeyedStream starts(run_options().seed, 1);
+  return starts();
 }
 
 struct PinnedWords {
@@ -145,7 +147,7 @@ namespace detail {
   const std::size_t elements = work.input_bytes / work.element_bytes;
 
   // One round of `calls` calls; its time per call in `ms`.
-  const auto round = [&](int calls, int number, double& ms) -> ::testing::AssertionResult {
+  const auto round = [&](int calls, double& ms) -> ::testing::AssertionResult {
     add_calls(calls);
     if (recorder.calls.size() != inputs.size()) {
       return ::testing::AssertionFailure() << work.name << ": grader error, " << recorder.calls.size()
@@ -161,7 +163,7 @@ namespace detail {
     seeds.clear();
     for (int k = 0; k < calls; ++k) {
       output_words.push_back(reinterpret_cast<const std::uint32_t*>(outputs[k]->data()));
-      seeds.push_back(round_seed(number, k));
+      seeds.push_back(round_seed());
       make(work.source, elements, inputs[k]->data(), options.run_elements, seeds.back(), nullptr, nullptr);
       outputs[k]->fill_poison();
     }
@@ -261,11 +263,11 @@ namespace detail {
   // A first round of two calls estimates K; round 1, untimed, is the new buffers' first use. Two
   // calls are mostly channel cost, so round 1 estimates again: K grows once if it was far short.
   double ms = 0;
-  if (::testing::AssertionResult r = round(std::min(2, most_calls), 0, ms); !r) return r;
+  if (::testing::AssertionResult r = round(std::min(2, most_calls), ms); !r) return r;
   int calls = calls_for_last_round(std::min(2, most_calls));
   for (bool resized = false;; resized = true) {
     if (::testing::AssertionResult r = map_calls(calls); !r) return r;
-    if (::testing::AssertionResult r = round(calls, 1, ms); !r) return r;
+    if (::testing::AssertionResult r = round(calls, ms); !r) return r;
     const int better = calls_for_last_round(calls);
     if (resized || better <= calls + calls / 4) break;
     calls = better;
@@ -276,7 +278,7 @@ namespace detail {
   std::vector<double> times;
   SteadyWindow measured;
   for (int number = 2; number <= most_rounds + 1; ++number) {
-    if (::testing::AssertionResult r = round(calls, number, ms); !r) return r;
+    if (::testing::AssertionResult r = round(calls, ms); !r) return r;
     times.push_back(ms);
     measured = first_steady_window(times, options.rounds, options.steady_spread);
     if (measured.steady) break;
@@ -286,20 +288,6 @@ namespace detail {
 }
 
 }  // namespace detail
-
-namespace {
-std::atomic<int> continues{0};
-}  // namespace
-
-void count_continues() {
-  for (int terminal_stop : {SIGTSTP, SIGTTIN, SIGTTOU}) std::signal(terminal_stop, SIG_IGN);
-  struct sigaction on_continue = {};
-  on_continue.sa_handler = [](int) { continues.fetch_add(1); };
-  on_continue.sa_flags = SA_RESTART;
-  sigaction(SIGCONT, &on_continue, nullptr);
-}
-
-int times_continued() { return continues.load(); }
 
 remote::RunnerProcess& yardstick_runner() {
   static remote::RunnerProcess runner([] {

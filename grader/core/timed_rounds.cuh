@@ -84,11 +84,6 @@ template <class In, class Out>
   return detail::time_rounds(runner, erased, options, per_call_ms);
 }
 
-// Counts this process's continues after a stop (SIGCONT) from now on, and ignores the terminal's
-// stop signals: the checker's main() calls it. A round during which the count moved is void.
-void count_continues();
-int times_continued();
-
 // The runner of the grader's own yardsticks (--yardstick-runner=PATH; meson passes it).
 remote::RunnerProcess& yardstick_runner();
 

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cerrno>
 #include <chrono>
+#include <cstdio>
 #include <cstring>
 #include <thread>
 
@@ -19,6 +21,50 @@ namespace {
 constexpr int kChildChannelFd = 3;
 
 std::atomic<int> running_runners{0};
+// What a runner says of an exception reaches the student's results: one sentence's worth, so it
+// cannot carry its inputs out (the batch caps what students see again: grader/batch/student_view.py).
+constexpr std::size_t kMaxReplyText = 240;
+
+std::string capped(std::string text) {
+  if (text.size() <= kMaxReplyText) return text;
+  const std::size_t cut = text.size() - kMaxReplyText;
+  text.resize(kMaxReplyText);
+  return text + " [... " + std::to_string(cut) + " characters cut]";
+}
+
+// Every line the runner (or its wrapper) prints goes to the checker's standard output behind
+// kRunnerPrefix, so that what the grader says and what student code prints stay apart in the
+// captured output (the batch shows students little of the latter). A detached thread per runner:
+// a process the runner left behind may hold the pipe open long after the runner ended.
+void relay_runner_output(int fd) {
+  std::string pending;
+  char buffer[4096];
+  const auto emit = [](const std::string& line) {
+    flockfile(stdout);
+    std::fputs(kRunnerPrefix, stdout);
+    std::fwrite(line.data(), 1, line.size(), stdout);
+    std::fputc('\n', stdout);
+    std::fflush(stdout);
+    funlockfile(stdout);
+  };
+  for (;;) {
+    const ssize_t got = read(fd, buffer, sizeof buffer);
+    if (got < 0 && errno == EINTR) continue;
+    if (got <= 0) break;
+    pending.append(buffer, static_cast<std::size_t>(got));
+    std::size_t start = 0;
+    for (std::size_t end; (end = pending.find('\n', start)) != std::string::npos; start = end + 1) {
+      emit(pending.substr(start, end - start));
+    }
+    pending.erase(0, start);
+    if (pending.size() > sizeof buffer) {  // a line without end: in pieces
+      emit(pending);
+      pending.clear();
+    }
+  }
+  if (!pending.empty()) emit(pending);
+  close(fd);
+}
 
 }  // namespace
 
@@ -63,12 +109,21 @@ CallReply RunnerProcess::start_if_needed() {
   std::vector<std::string> argv = options_.wrapper;
   argv.push_back(options_.program);
   argv.push_back("--channel-fd=" + std::to_string(kChildChannelFd));
-  const pid_t pid = start_child(argv, {{fds[1], kChildChannelFd}});
+  int output[2];
+  if (pipe2(output, O_CLOEXEC) != 0) {
+    close(fds[0]);
+    close(fds[1]);
+    return ended(CallReply::Process::kCannotStart, std::string("pipe failed: ") + strerror(errno));
+  }
+  const pid_t pid = start_child(argv, {{fds[1], kChildChannelFd}, {output[1], 1}, {output[1], 2}});
+  close(output[1]);
   if (pid < 0) {
+    close(output[0]);
     close(fds[0]);
     close(fds[1]);
     return ended(CallReply::Process::kCannotStart, std::string("fork failed: ") + strerror(errno));
   }
+  std::thread(relay_runner_output, output[0]).detach();
   close(fds[1]);
   pid_ = pid;
   ++running_runners;
@@ -160,7 +215,7 @@ CallReply RunnerProcess::exchange(const std::vector<char>& bytes, const std::vec
     if (kind != Message::kReply) throw ProtocolError("unexpected message");
     reply.outcome = in.get<Outcome>();
     reply.cuda_error = in.get<std::int32_t>();
-    reply.text = in.get_string();
+    reply.text = capped(in.get_string());
     reply.exception_type = in.get_string();
     reply.value = in.get_bytes();
     reply.kernels = in.get<std::uint64_t>();

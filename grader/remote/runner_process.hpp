@@ -28,12 +28,16 @@ struct CallReply {
   std::string process_text;  // "killed by signal 11 (Segmentation fault)", ...
   Outcome outcome = Outcome::kOk;
   int cuda_error = 0;
-  std::string text;
+  std::string text;  // an exception's what(), at most a sentence (runner_process.cpp)
   std::string exception_type;
   std::vector<char> value;
   std::uint64_t kernels = 0;
   std::uint64_t device_to_host_bytes = 0;
 };
+
+// What starts each line the runner prints, as the checker passes it on (grader/runs/runner.py and
+// the batch's student_view.py tell it from the checker's own lines by it).
+inline constexpr const char* kRunnerPrefix = "[ runner   ] ";
 
 // "crashed: SIGSEGV (segmentation fault: ...)", in the words the batch's runs/runner.py uses.
 std::string describe_signal(int signal);

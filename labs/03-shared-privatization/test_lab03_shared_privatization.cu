@@ -7,7 +7,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <random>
 #include <string>
 #include <vector>
 
@@ -15,6 +14,7 @@
 #include "grader/core/byte_inputs.hpp"
 #include "grader/core/cpu_histograms.hpp"
 #include "grader/core/device.cuh"
+#include "grader/core/keyed_stream.hpp"
 #include "grader/core/histogram_check.cuh"
 #include "grader/core/launch_text.hpp"
 #include "grader/core/results.hpp"
@@ -199,7 +199,7 @@ std::vector<unsigned int> values_around_cap(unsigned int cap, std::uint64_t shuf
   for (unsigned int bin = 0; bin < lab03::kWideBins; ++bin) {
     values.insert(values.end(), counts[bin % 5], bin);
   }
-  std::shuffle(values.begin(), values.end(), std::mt19937_64(shuffle_seed));
+  std::shuffle(values.begin(), values.end(), grader::KeyedStream(shuffle_seed));
   return values;
 }
 

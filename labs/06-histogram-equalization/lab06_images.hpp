@@ -5,10 +5,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <string>
 
 #include "grader/core/image_io.hpp"
+#include "grader/core/keyed_stream.hpp"
 #include "lab06_config.hpp"
 
 namespace lab06_images {
@@ -94,7 +94,7 @@ inline grader::GrayImage full_range(int width, int height) {
 // gradient plus noise), so most of 0..255 is unused.
 inline grader::GrayImage low_contrast(int width, int height, int mean, int spread, std::uint64_t seed) {
   grader::GrayImage image = filled(width, height, 0);
-  std::mt19937_64 engine(seed);
+  grader::KeyedStream engine(seed);
   for (int y = 0; y < height; ++y) {
     for (int x = 0; x < width; ++x) {
       const int gradient = (x + y) * spread / (width + height);
@@ -109,7 +109,7 @@ inline grader::GrayImage low_contrast(int width, int height, int mean, int sprea
 
 inline grader::GrayImage noise(int width, int height, std::uint64_t seed) {
   grader::GrayImage image = filled(width, height, 0);
-  std::mt19937_64 engine(seed);
+  grader::KeyedStream engine(seed);
   for (std::uint8_t& p : image.pixels) p = static_cast<std::uint8_t>(engine());
   return image;
 }

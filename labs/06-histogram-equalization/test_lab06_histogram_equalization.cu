@@ -15,6 +15,7 @@
 #include "grader/core/device_buffer.cuh"
 #include "grader/core/equalization_reference.hpp"
 #include "grader/core/gpu_references.cuh"
+#include "grader/core/keyed_stream.hpp"
 #include "grader/core/launch_text.hpp"
 #include "grader/core/results.hpp"
 #include "grader/core/round_yardsticks.cuh"
@@ -230,7 +231,7 @@ GRADED_TEST(Lab06Cdf, MatchesCpuOnTheHistogramsOfAdversarialImages, 2) {
 GRADED_TEST(Lab06Cdf, MatchesCpuOnLargeCounts, 1) {
   // Two billion pixels in all: every partial sum still fits in 31 bits.
   Counts bins(lab06::kGrayLevels);
-  std::mt19937_64 engine(seed() + 8);
+  grader::KeyedStream engine(seed() + 8);
   for (unsigned& b : bins) b = 7000000u + static_cast<unsigned>(engine() % 1000000u);
   EXPECT_TRUE_STAGE(cdf_matches("random counts near 7.5 million a level", bins));
 }
@@ -258,7 +259,7 @@ GRADED_TEST(Lab06Lut, RoundsHalvesUp, 1) {
 GRADED_TEST(Lab06Lut, StaysExactWhen255TimesThePixelCountOverflows32Bits, 1) {
   // 2^26 pixels: 255 * (c - c_min) reaches 1.7e10, past 2^32.
   Counts bins(lab06::kGrayLevels, 0);
-  std::mt19937_64 engine(seed() + 9);
+  grader::KeyedStream engine(seed() + 9);
   unsigned left = 1u << 26;
   for (int v = 3; v < 250 && left > 0; v += 1 + static_cast<int>(engine() % 4)) {
     const unsigned count = std::min(left, static_cast<unsigned>(engine() % (1u << 20)) + 1);

@@ -23,6 +23,10 @@ import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, os.path.join(ROOT, "grader"))
+sys.path.insert(0, os.path.join(ROOT, "data"))
+import keyed  # noqa: E402  (data/keyed.py: the hidden data file's generator)
+from batch.settings import Seeds  # noqa: E402
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures")
 TOOL = [sys.executable, os.path.join(ROOT, "grader", "grade_submissions.py")]
 FILE = "lab01_global_atomics.cu"
@@ -127,6 +131,12 @@ class FixtureClass(unittest.TestCase):
         return {name: open(os.path.join(folder, name), encoding="utf-8").read()
                 for name in ("results.json", "log.txt")}
 
+    def instructor_log(self, student):
+        """The instructor's log: every line the runs printed (the student's log.txt holds few)."""
+        with open(os.path.join(self.report, "submissions", student, "instructor-log.txt"),
+                  encoding="utf-8") as f:
+            return f.read()
+
     def test_no_secret_in_what_students_see(self):
         for student in self.names:
             for name, text in self.student_files(student).items():
@@ -150,10 +160,9 @@ class FixtureClass(unittest.TestCase):
     def test_snooping_finds_nothing_and_its_crash_shows_no_seed(self):
         self.expect("snooping", set(SLICES + GRID) - {"Lab01GridStride.HandlesASingleSample"},
                     "crashed: SIGABRT")
-        log = self.student_files("snooping")["log.txt"]
         self.assertIn("snoop: grader_processes=0 other_lab_files=0 report_files=0 seed_in_env=0 "
-                      "seed_in_args=0", log)
-        self.assertIn("seed hidden", log)
+                      "seed_in_args=0", self.instructor_log("snooping"))
+        self.assertIn("seed hidden", self.student_files("snooping")["log.txt"])
 
     def test_macro_include_of_the_report_finds_nothing(self):
         record = self.expect("macro_include", set(SLICES + GRID))
@@ -162,7 +171,7 @@ class FixtureClass(unittest.TestCase):
     def test_process_flood_is_capped(self):
         # Its own runs may then fail to start threads (its processes count against its limit);
         # no other submission's run does: each run has a uid of its own.
-        started = re.search(r"flood: (\d+) processes started", self.student_files("process_flood")["log.txt"])
+        started = re.search(r"flood: (\d+) processes started", self.instructor_log("process_flood"))
         self.assertIsNotNone(started)
         self.assertLess(int(started.group(1)), 2048)
 
@@ -261,7 +270,7 @@ class FixtureClass(unittest.TestCase):
 
     def test_key_thief_finds_no_key_and_its_writes_are_no_replies(self):
         record = self.expect("key_thief", set(), "sent the grader a malformed reply", status="withheld")
-        self.assertIn("thief: channel=none", self.student_files("key_thief")["log.txt"])
+        self.assertIn("thief: channel=none", self.instructor_log("key_thief"))
         self.assertTrue(record["labs"]["lab01"]["reasons"][0].startswith("score withheld"))
 
     def test_verdict_before_main_ends_only_its_runner(self):
@@ -279,13 +288,43 @@ class FixtureClass(unittest.TestCase):
     def test_memory_reader_is_refused(self):
         self.expect("memory_reader", set(SLICES + GRID))
         self.assertIn("reader: parent_mem=denied parent_environ=denied parent_maps=denied ptrace=denied",
-                      self.student_files("memory_reader")["log.txt"])
+                      self.instructor_log("memory_reader"))
 
     def test_cached_results_nonblocking_stream_and_overwrites_input_are_correct_here(self):
         # Their tricks touch only the speed tests, which the GPU grades (the instructor guide).
         self.expect("cached_results", set(SLICES + GRID))
         self.expect("nonblocking_stream", set(SLICES + GRID))
         self.expect("overwrites_input", set(SLICES + GRID))
+
+    def test_leaked_inputs_reach_the_student_a_few_samples_at_most_and_no_seed(self):
+        record = self.expect("leaks_inputs", set(GRID) | {"Lab01Slices.HandlesAnEmptyInput"},
+                             "threw an exception: leak input:")
+        full = self.instructor_log("leaks_inputs")
+        leaked = {kind: [line.split()[5:] for line in full.splitlines()
+                         if line.startswith(f"[ runner   ] leak {kind}:")] for kind in ("input", "data")}
+        # The instructor's log has every line (but where a run's output was capped, mid-line):
+        # up to 256 samples of each input, 256 of the data file.
+        self.assertGreater(len(leaked["input"]), 10)
+        self.assertEqual(max(len(s) for s in leaked["input"]), 256)
+        leaked["data"] = [s for s in leaked["data"] if len(s) == 256]
+        self.assertGreater(len(leaked["data"]), 10)
+        # The data file is the submission's own, drawn from its keyed data seed.
+        seeds = Seeds(int(HIDDEN_SEED), int(DATA_SEED)).for_submission("leaks_inputs",
+                                                                      record["fingerprint"])
+        own = keyed.uniform(seeds.data, 256, 1024).tolist()
+        self.assertTrue(all([int(v) for v in s] == own for s in leaked["data"]))
+        for name, text in self.student_files("leaks_inputs").items():
+            for seed in (seeds.inputs, seeds.data):
+                self.assertNotIn(str(seed), text, name)
+            flat = " ".join(text.split())
+            # (the all-equal inputs, one value repeated, tell nothing: 115 "7"s fit in 240 characters)
+            for samples in [s for s in leaked["input"] + leaked["data"] if len(set(s)) >= 16]:
+                shown = 0  # how long a run of the leaked samples, in order, the student sees
+                while shown < len(samples) and " ".join(samples[:shown + 1]) in flat:
+                    shown += 1
+                self.assertLessEqual(shown, 64, f"{name}: {shown} samples in a row")
+        self.assertNotIn(str(seeds.inputs), full)  # nor in the instructor's log: it was never sent
+        self.assertNotIn(str(seeds.data), full)
 
     def test_host_copy_fails_every_test_with_samples(self):
         self.expect("host_copy", EMPTY, "the work must happen on the GPU")

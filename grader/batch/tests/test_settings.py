@@ -16,6 +16,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # grader/
 
 from batch import builder, cli, paths  # noqa: E402
 from batch.session import Batch  # noqa: E402
+from batch.settings import Seeds  # noqa: E402
 from runs import checker  # noqa: E402
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "gradescope"))
 import make_autograder_zip  # noqa: E402
@@ -156,7 +157,7 @@ class CheckerSettingsTest(Temp):
                     self.bound = dict(read_only)
                     return ["bwrap"] + argv
             batch.sandbox = Box()
-        folder = paths.RunFolder(os.path.join(self.tmp, "run"))
+        folder = paths.RunFolder(os.path.join(self.tmp, "run"), input_seed=5, data=batch.data_file)
         os.makedirs(folder.root)
         return batch, folder
 
@@ -184,6 +185,37 @@ class CheckerSettingsTest(Temp):
         self.assertEqual(wrap(command), ["bwrap", paths.SANDBOXED.checker])
         self.assertEqual(batch.sandbox.bound[folder.src], paths.SANDBOXED.submission)
         self.assertEqual(batch.sandbox.bound[batch.data_file], paths.SANDBOXED.data)
+
+
+class PerSubmissionSeedsTest(unittest.TestCase):
+    """Each hidden seed is a secret each submission's own seeds are derived from (a keyed hash of
+    the student and the digest of their files): two students, or a resubmission, share nothing."""
+
+    def test_derived_per_student_and_per_files_and_secret(self):
+        seeds = Seeds(inputs=918273645, data=2 ** 200 + 7, data_count=None)
+        alice = seeds.for_submission("alice", "f1")
+        self.assertEqual(alice, seeds.for_submission("alice", "f1"))  # a re-run, a merged shard
+        others = [seeds.for_submission("bob", "f1"), seeds.for_submission("alice", "f2"),
+                  Seeds(inputs=918273646, data=2 ** 200 + 8).for_submission("alice", "f1")]
+        for other in others:
+            self.assertNotEqual(alice.inputs, other.inputs)
+            self.assertNotEqual(alice.data, other.data)
+        self.assertNotEqual(alice.inputs, alice.data)  # the two kinds apart, even from one secret
+        one = Seeds(inputs=77, data=77).for_submission("alice", "f1")
+        self.assertNotEqual(one.inputs, one.data)
+        for seed in (alice.inputs, alice.data):
+            self.assertTrue(0 <= seed < 2 ** 63)
+            self.assertNotIn(seed, (918273645, 2 ** 200 + 7))
+
+    def test_defaults_stay_defaults(self):
+        self.assertEqual(Seeds().for_submission("alice", "f1"), Seeds())
+        counted = Seeds(data_count=1000).for_submission("alice", "f1")
+        self.assertEqual((counted.inputs, counted.data, counted.data_count), (None, None, 1000))
+
+    def test_a_secret_is_below_2_to_the_256(self):
+        args, _ = parse("--input-seed", str(2 ** 128 + 1))
+        self.assertEqual(args.input_seed, 2 ** 128 + 1)
+        self.assertIn("below 2^256", usage_error("--data-seed", str(2 ** 256)))
 
 
 class SeedsStayOffCommandLinesTest(unittest.TestCase):

@@ -1,0 +1,86 @@
+#!/usr/bin/env python3
+"""What a student is shown of their grading: the grader's lines whole (each cut to a few hundred
+characters), of the runner's printed lines only the first few of a lab, cut short; one test's
+message capped; the instructor's log and record keep everything. Fast, nothing built."""
+import os
+import sys
+import unittest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # grader/
+
+from batch import gradescope, reports, sanitize, student_view  # noqa: E402
+from batch.student_view import RUNNER_PREFIX  # noqa: E402
+
+SAMPLES = " ".join(str(v) for v in range(1000, 1256))  # 256 samples, 1279 characters
+
+
+def record(message, output):
+    test = {"name": "Lab01Slices.MatchesCpuOnUniformSamples", "kind": "program", "status": "failed",
+            "score": 0.0, "max_score": 2.0, "message": message, "metrics": {}, "fault": "",
+            "needs": []}
+    lab = {"lab": "lab01", "file": "lab01_global_atomics.cu", "status": "graded", "score": 0.0,
+           "max_score": 2.0, "tests": [test], "reasons": [], "findings": [], "review_notes": [],
+           "build_output": "", "symbols_checked": True, "forged_lines": 0, "forged_samples": [],
+           "device": "", "attempts": [{"filter_count": 1, "returncode": 0, "duration_s": 1.0,
+                                       "reason": "", "output": output}]}
+    return {"student": "alice", "source": "alice", "fingerprint": "f", "score": 0.0,
+            "max_score": 2.0, "labs": {"lab01": lab}, "notes": [], "duration_s": 1.0}
+
+
+def longest_run(text):
+    """How many of SAMPLES, from the first and in order, appear in `text`."""
+    values, flat, shown = SAMPLES.split(), " ".join(text.split()), 0
+    while shown < len(values) and " ".join(values[:shown + 1]) in flat:
+        shown += 1
+    return shown
+
+
+class StudentViewTest(unittest.TestCase):
+    def test_a_message_keeps_the_graders_words_and_two_runner_lines_cut_short(self):
+        text = ("histogram_v1_slices threw an exception: leak " + SAMPLES + "\n"
+                + "\n".join(f"{RUNNER_PREFIX}leak {SAMPLES}" for _ in range(5)))
+        shown = student_view.message(text)
+        self.assertTrue(shown.startswith("histogram_v1_slices threw an exception: leak 1000 1001"))
+        self.assertLessEqual(len(shown), student_view.MESSAGE_CHARS + 100)  # and the cut notes
+        self.assertEqual(shown.count(RUNNER_PREFIX), 2)
+        self.assertIn("3 more line(s) your code printed", shown)
+        self.assertLessEqual(longest_run(shown), 64)
+
+    def test_a_labs_runs_share_a_budget_of_runner_lines(self):
+        lines = student_view.RunnerLines()
+        output = "[ RUN      ] A\n" + "\n".join(f"{RUNNER_PREFIX}{i} {SAMPLES}" for i in range(6))
+        first = student_view.run_output(output, lines)
+        second = student_view.run_output(output, lines)
+        self.assertEqual(first.count(RUNNER_PREFIX) + second.count(RUNNER_PREFIX),
+                         student_view.RUNNER_LINES)
+        self.assertIn("[ RUN      ] A", second)  # the grader's own lines stay
+        self.assertEqual(lines.held_back, 12 - student_view.RUNNER_LINES)
+        self.assertLessEqual(longest_run(first + second), 64)
+
+    def test_the_students_files_hold_a_few_samples_the_instructors_all(self):
+        leaky = record("threw an exception: leak " + SAMPLES,
+                       "\n".join(f"{RUNNER_PREFIX}leak {SAMPLES}" for _ in range(40)))
+        log = reports.render_log(leaky)
+        results = str(gradescope.results_json(leaky))
+        for text in (log, results):
+            self.assertLessEqual(longest_run(text), 64)
+        self.assertIn("more line(s) your code printed: kept for the instructor", log)
+        full = reports.render_log(leaky, student=False)
+        self.assertEqual(longest_run(full), 256)
+        self.assertEqual(full.count(f"{RUNNER_PREFIX}leak {SAMPLES}"), 40)
+
+
+    def test_the_sanitizers_reports_read_behind_the_runner_prefix(self):
+        # compute-sanitizer wraps the runner: its reports reach the log as the runner's lines,
+        # while a runner cannot start a test of its own with a RUN line.
+        output = "\n".join(["[ RUN      ] Lab01Slices.A",
+                            RUNNER_PREFIX + "========= Error: Race reported between Write access",
+                            RUNNER_PREFIX + "[ RUN      ] Lab01Slices.B",
+                            RUNNER_PREFIX + "========= RACECHECK SUMMARY: 1 hazard displayed"])
+        self.assertEqual(sanitize.hazards_by_test(output),
+                         {"Lab01Slices.A": ["Error: Race reported between Write access"]})
+
+
+if __name__ == "__main__":
+    unittest.main()
