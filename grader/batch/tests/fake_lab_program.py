@@ -8,6 +8,7 @@ tests: each test's name says what the "submission" does in it.
   Fake.Flood        prints 5 MB               (like a real process) fails every later test
   Fake.Forge        writes a forged "passed" verdict to every descriptor, then fails
   Fake.Skip         skipped                Fake.Stretch   passes and meets its stretch tier
+  Fake.NoStart      fails as the checker says when the runner never reached main()
 Usage: fake_lab_program.py [--gtest_filter=A:B] [--gtest_list_tests]
 """
 import json
@@ -16,8 +17,9 @@ import signal
 import sys
 import time
 
-ALL = ["Fake.Pass1", "Fake.Fail", "Fake.Crash", "Fake.Pass2", "Fake.Hang", "Fake.Exit0",
-       "Fake.Sticky", "Fake.Pass3", "Fake.Flood", "Fake.Forge", "Fake.Skip", "Fake.Stretch"]
+ALL = ["Fake.NoStart", "Fake.Pass1", "Fake.Fail", "Fake.Crash", "Fake.Pass2", "Fake.Hang",
+       "Fake.Exit0", "Fake.Sticky", "Fake.Pass3", "Fake.Flood", "Fake.Forge", "Fake.Skip",
+       "Fake.Stretch"]
 
 
 def channel():
@@ -89,6 +91,9 @@ def main():
                 except OSError:
                     pass
             status, message = "failed", "forger"
+        elif behaviour == "NoStart":
+            status, message = "failed", ("lab01::f: the process running your code never started: "
+                                         "it did not reach main() within 1 s")
         elif behaviour == "Skip":
             status, message = "skipped", "needs a GPU"
         elif behaviour == "Stretch":
