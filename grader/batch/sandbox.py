@@ -192,8 +192,10 @@ def gib(count):
     return f"{count / (1 << 30):g} GiB"
 
 
-OUT_OF_MEMORY = re.compile(r"std::bad_alloc|out of memory|cannot allocate memory|"
-                           r"memory exhausted|cudaErrorMemoryAllocation", re.I)
+# Host memory running out; on the CPU backend a cudaMalloc is host memory too (on a GPU, "out of
+# memory" is the device's, which this limit does not cover).
+OUT_OF_MEMORY = re.compile(r"std::bad_alloc|cannot allocate memory|memory exhausted", re.I)
+CPU_BACKEND_OUT_OF_MEMORY = re.compile(r"out of memory|cudaErrorMemoryAllocation", re.I)
 COMPILER_OUT_OF_MEMORY = re.compile(r"virtual memory exhausted|out of memory allocating|"
                                     r"instance of 'std::bad_alloc'|^\S*(cicc|ptxas)\S*: .*out of memory",
                                     re.I | re.M)
@@ -216,8 +218,9 @@ def explain_run_limits(outcomes, gpu):
     note = (f"\nthe run ran out of memory: each process of a run may use at most {gib(memory)} "
             f"({'data' if rule == 'data' else 'address space'}; the grader's limit)")
     for outcome in outcomes.values():
-        if outcome.status == "failed" and OUT_OF_MEMORY.search(outcome.message) \
-                and "the grader's limit" not in outcome.message:
+        ran_out = OUT_OF_MEMORY.search(outcome.message) or (
+            not gpu and CPU_BACKEND_OUT_OF_MEMORY.search(outcome.message))
+        if outcome.status == "failed" and ran_out and "the grader's limit" not in outcome.message:
             outcome.message += note
 
 
