@@ -1,11 +1,14 @@
 """Worker builds: one configured build of the pristine project per worker, reused for every
 submission it builds, with only the submission's lab files swapped into the worker's slot folder.
 
-Nothing carries over from one student to the next: the slot is emptied and refilled, and the
-outputs of every target that compiles a lab file (objects, generated sources, programs) are
-deleted before the build, so they are always compiled from this student's files. The build
-options are fixed here (backend, architectures, labs, no self-tests); the instructor's own build
-directories are never used.
+Nothing carries over from one student to the next: before any compile of a submission, the slot
+is emptied and refilled and the outputs of every target that compiles a lab file, of every lab
+(objects, generated sources, programs: the reference's and the last student's among them), are
+deleted, so the compile can see (and #include or embed) no other submission's files; after the
+build the slot is the starter's again. Set-up restores the slot and removes those outputs too, so
+a submission a run left in the slot (one that does not compile) cannot stop a later run. The
+build options are fixed here (backend, architectures, labs, no self-tests); the instructor's own
+build directories are never used.
 
 The pristine project is configured and built outside the sandbox (it holds no student code); every
 compile of a submission, and every technique check (which reads its runner), runs in the sandbox
@@ -63,6 +66,13 @@ def clean_environment(extra=None):
     return env
 
 
+def missing_include(finding, output):
+    """Whether the compiler said the file an include finding names does not exist."""
+    named = re.search(r'#include [<"]([^>"]*)[>"]', finding["detail"])
+    return bool(named) and re.search(re.escape(named.group(1)) + r"[:\"]* No such file",
+                                     output) is not None
+
+
 def clean_compiler_output(text, slot):
     """The compiler's messages, without ninja's framing and the long compile commands, with the
     slot folder's path removed so the messages name the student's file."""
@@ -99,6 +109,7 @@ class Worker:
         self.data_file = ""
         self.sandbox = sandbox          # None only with --unsafe-no-sandbox
         self.run_inputs = []            # generated files the lab programs read (e.g. lab 06's image)
+        self.student_outputs = []       # outputs of the targets that compile a lab file
 
     # ---- set-up ---------------------------------------------------------------------------------
     def fill_slot(self, files):
@@ -134,7 +145,9 @@ class Worker:
                                   BUILD_TIMEOUT_S)
             if code != 0:
                 raise RuntimeError(f"meson setup failed for worker {self.index}:\n{out[-4000:]}")
+        self.fill_slot({})  # the starter's files, whatever an earlier run left in the slot
         self._introspect()
+        self._clean_student_outputs()
         fixed = [t["ninja"] for t in self.targets.values()] + [t["checker_ninja"] for t in self.targets.values()]
         fixed += [self.scanner_target, self.data_target, os.path.relpath(self.yardstick_runner, self.build_dir)]
         code, out = run_quiet(["ninja", "-C", self.build_dir, f"-j{self.ninja_jobs}"] + fixed,
@@ -187,19 +200,35 @@ class Worker:
         self.scanner_target = rel(self.scanner)
         self.data_file = programs.data
         self.data_target = rel(self.data_file)
+        stems = {os.path.splitext(lab.submission_file)[0] for lab in self.labs}
+        slot = self.slot.rstrip("/") + "/"
+        for t in targets:
+            sources = [path for group in t.get("target_sources") or []
+                       for path in group.get("sources", []) + group.get("generated_sources", [])]
+            if any(path.startswith(slot) or os.path.splitext(os.path.basename(path))[0] in stems
+                   for path in sources):
+                self.student_outputs += [path for f in t["filename"] for path in (f, f + ".p")]
 
     # ---- one submission -------------------------------------------------------------------------
-    def _clean_outputs(self, lab_name):
-        target = self.targets[lab_name]
-        for path in [target["program"]] + glob.glob(os.path.join(target["objects_dir"], "*")):
-            if os.path.isdir(path):
+    def _clean_student_outputs(self):
+        """Delete what any compile of a lab file wrote (every lab's), and the checks' results."""
+        for path in self.student_outputs + glob.glob(os.path.join(self.check_results, "*")):
+            if os.path.isdir(path) and not os.path.islink(path):
                 shutil.rmtree(path, ignore_errors=True)
-            elif os.path.exists(path):
+            elif os.path.lexists(path):
                 os.remove(path)
 
     def build(self, files, timeout=BUILD_TIMEOUT_S):
-        """Build each lab whose file the submission holds; returns {lab name: LabBuild}."""
+        """Build each lab whose file the submission holds; returns {lab name: LabBuild}. The
+        programs stay in the build folder until the next build: stage them before."""
+        self._clean_student_outputs()
         self.fill_slot(files)
+        try:
+            return self._build(files, timeout)
+        finally:
+            self.fill_slot({})
+
+    def _build(self, files, timeout):
         results = {}
         present = [lab for lab in self.labs if lab.submission_file in files]
         scans = {}
@@ -222,7 +251,6 @@ class Worker:
             if scanned is not None:
                 build.findings += integrity.source_findings(
                     raw, scanned, interface_headers(lab, self.snapshot))
-            self._clean_outputs(lab.name)
             target = self.targets[lab.name]
             try:
                 code, out = run_quiet(self.sandboxed(["ninja", "-C", self.build_dir,
@@ -234,7 +262,11 @@ class Worker:
                 continue
             if code != 0 or not os.path.isfile(target["program"]):
                 build.status = "compile_error"
-                build.output = clean_compiler_output(out, self.slot)
+                build.output = sandboxing.compile_limit_verdict(clean_compiler_output(out, self.slot))
+                # An #include of a file that is not there reaches nothing: a compile error (the
+                # compiler's message says which), not an attempt on the grader.
+                build.findings = [f for f in build.findings
+                                  if not (f["rule"] == "include" and missing_include(f, build.output))]
             else:
                 build.program = target["program"]
                 build.checker = target["checker"]

@@ -4,6 +4,7 @@ submission may include, and the pristine copy students are built in.
 """
 import hashlib
 import os
+import re
 import shutil
 
 from runs.labs import Lab, discover_labs, listed_folders, select_labs  # noqa: F401 (re-exported)
@@ -12,10 +13,17 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 # Never copied into the students' copy of the project: version control, environments, builds,
 # hidden top-level folders (scratch copies), and every file holding a working answer a submission
-# could #include (the solutions, the fixtures).
+# could #include or read at run time: the solutions, the fixtures, the benchmark's reference
+# kernels; of handouts/, only the students' handouts (NN-name.md) are copied: no answer key
+# (NN-name-answers.md), no instructor guide, no benchmark notes.
 EXCLUDED_NAMES = {".git", ".venv", "__pycache__", ".gl", ".whl", ".device", ".mypy_cache"}
 EXCLUDED_TOP = {"solutions", "shared"}
-EXCLUDED_PATHS = {os.path.join("grader", "batch", "fixtures")}
+EXCLUDED_PATHS = {os.path.join("grader", "batch", "fixtures"), os.path.join("grader", "bench")}
+STUDENT_HANDOUT = re.compile(r"^\d\d-[\w-]+\.md$")
+# Copied as a placeholder: the labs' known-wrong kernels (a solution with one defect each) are named
+# by every lab's meson.build, but built only for the project's self-tests.
+PLACEHOLDER_FOLDER = "known_wrong"
+PLACEHOLDER = b"// Left out of the students' copy of the project (a self-test's known-wrong kernel).\n"
 
 
 def interface_headers(lab, root=ROOT):
@@ -33,6 +41,9 @@ def _excluded(rel, skipped):
     parts = rel.split(os.sep)
     top = parts[0]
     if top in EXCLUDED_TOP or top.startswith("build"):
+        return True
+    if top == "handouts" and (len(parts) > 2 or rel.endswith("-answers.md")
+                              or (len(parts) == 2 and not STUDENT_HANDOUT.match(parts[1]))):
         return True
     if top.startswith(".") and len(parts) > 1:  # a hidden top-level folder
         return True
@@ -63,6 +74,14 @@ def project_files(root=ROOT, skip_paths=()):
     return files
 
 
+def students_bytes(rel, root=ROOT):
+    """What the students' copy holds at `rel` (a path project_files listed)."""
+    if PLACEHOLDER_FOLDER in rel.split(os.sep)[:-1]:
+        return PLACEHOLDER
+    with open(os.path.join(root, rel), "rb") as f:
+        return f.read()
+
+
 def affects_grades(rel, labs):
     """Whether a change of this file can change the grades of `labs` (Lab list; None = all)."""
     parts = rel.split(os.sep)
@@ -89,17 +108,23 @@ def sync_snapshot(dest, root=ROOT, skip_paths=(), labs=None):
     for rel in wanted:
         src, dst = os.path.join(root, rel), os.path.join(dest, rel)
         st = os.stat(src)
+        placeholder = PLACEHOLDER_FOLDER in rel.split(os.sep)[:-1]
         try:
             dt = os.stat(dst)
-            same = dt.st_size == st.st_size and int(dt.st_mtime) == int(st.st_mtime)
+            same = (dt.st_size == (len(PLACEHOLDER) if placeholder else st.st_size)
+                    and int(dt.st_mtime) == int(st.st_mtime))
         except FileNotFoundError:
             same = False
         if not same:
             os.makedirs(os.path.dirname(dst), exist_ok=True)
-            shutil.copy2(src, dst)
+            if placeholder:
+                with open(dst, "wb") as f:
+                    f.write(PLACEHOLDER)
+                os.utime(dst, (st.st_atime, st.st_mtime))
+            else:
+                shutil.copy2(src, dst)
         if affects_grades(rel, labs):
-            with open(src, "rb") as f:
-                manifest[rel] = hashlib.sha256(f.read()).hexdigest()
+            manifest[rel] = hashlib.sha256(students_bytes(rel, root)).hexdigest()
             digest.update(rel.encode() + b"\0" + manifest[rel].encode())
     keep = set(wanted)
     for directory, _, names in os.walk(dest):

@@ -6,7 +6,7 @@ project's .venv), the paths its caller names (read-only unless asked), a private
 size, a minimal /dev with the GPU's device nodes, and its own /proc. It has no network and its own
 PID, IPC and UTS namespaces, so it sees no other process and nothing it starts outlives it: when
 the runner kills the sandbox, the kernel ends every process of its PID namespace. Limits on
-processes, open files and file size are set before it starts.
+processes, open files, file size, CPU time and memory are set before it starts (LIMITS).
 
 It never runs as root or as the instructor's own account:
 - grader run as root: bwrap is privileged, and the command is started through `setpriv` as the run
@@ -19,6 +19,7 @@ When neither works, `detect` says why and the batch refuses to start (unless the
 import glob
 import os
 import pwd
+import re
 import shutil
 import subprocess
 import sys
@@ -30,11 +31,19 @@ RUN_UID_BASE = 2_000_000_000
 SYSTEM_ROOTS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"]
 INSIDE_UID = 65534
 
-# Per kind of use: private /tmp size, largest file, processes of the run user, open files.
+# Per kind of use: private /tmp size, largest file, processes of the run user, open files, CPU
+# seconds and memory of each process. Memory: the address space (RLIMIT_AS) of a compile and of a
+# CPU-backend run; a CUDA program reserves far more address space than it uses, so a GPU run's
+# limit is on its data (RLIMIT_DATA: heap and private writable mappings, not reservations).
 LIMITS = {
-    "compile": {"tmp_bytes": 4 << 30, "file_bytes": 2 << 30, "processes": 2048, "files": 4096},
-    "run": {"tmp_bytes": 256 << 20, "file_bytes": 128 << 20, "processes": 1024, "files": 4096},
+    "compile": {"tmp_bytes": 4 << 30, "file_bytes": 2 << 30, "processes": 2048, "files": 4096,
+                "cpu_s": 1800, "memory_bytes": 8 << 30},
+    "run": {"tmp_bytes": 256 << 20, "file_bytes": 128 << 20, "processes": 1024, "files": 4096,
+            "cpu_s": 3600, "memory_bytes": 4 << 30, "gpu_data_bytes": 32 << 30},
 }
+# A run's glibc keeps few malloc arenas (each reserves 64 MiB of address space per thread that
+# allocates), so its address-space limit measures memory used rather than the machine's cores.
+RUN_ENVIRONMENT = {"MALLOC_ARENA_MAX": "2"}
 
 REMEDY = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces "
           "(sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also "
@@ -165,9 +174,54 @@ class Sandbox:
         processes = limits["processes"]
         if self.mode == "userns":
             processes += _processes_of(os.getuid())  # the count is the outer user's, all included
+        rule, memory = memory_limit(kind, self.gpu if gpu is None else gpu)
         prlimit = [shutil.which("prlimit") or "/usr/bin/prlimit", f"--nproc={processes}",
-                   f"--nofile={limits['files']}", f"--fsize={limits['file_bytes']}", "--core=0", "--"]
+                   f"--nofile={limits['files']}", f"--fsize={limits['file_bytes']}", "--core=0",
+                   f"--cpu={limits['cpu_s']}", f"--{rule}={memory}", "--"]
         return prlimit + bwrap + list(argv)
+
+
+def memory_limit(kind, gpu):
+    """(prlimit's option, bytes) limiting the memory of each process of `kind`."""
+    if kind == "run" and gpu:
+        return "data", LIMITS["run"]["gpu_data_bytes"]
+    return "as", LIMITS[kind]["memory_bytes"]
+
+
+def gib(count):
+    return f"{count / (1 << 30):g} GiB"
+
+
+# Host memory running out; on the CPU backend a cudaMalloc is host memory too (on a GPU, "out of
+# memory" is the device's, which this limit does not cover).
+OUT_OF_MEMORY = re.compile(r"std::bad_alloc|cannot allocate memory|memory exhausted", re.I)
+CPU_BACKEND_OUT_OF_MEMORY = re.compile(r"out of memory|cudaErrorMemoryAllocation", re.I)
+COMPILER_OUT_OF_MEMORY = re.compile(r"virtual memory exhausted|out of memory allocating|"
+                                    r"instance of 'std::bad_alloc'|^\S*(cicc|ptxas)\S*: .*out of memory",
+                                    re.I | re.M)
+
+
+def compile_limit_verdict(output):
+    """The compiler's messages, led by the limit it ran into (memory, CPU time), if any."""
+    if COMPILER_OUT_OF_MEMORY.search(output):
+        return (f"the compile used more than {gib(LIMITS['compile']['memory_bytes'])} of memory "
+                "(the grader's limit for a compile)\n" + output)
+    if re.search(r"CPU time limit exceeded|SIGXCPU", output):
+        return (f"the compile used more than {LIMITS['compile']['cpu_s']} s of CPU time (the "
+                "grader's limit)\n" + output)
+    return output
+
+
+def explain_run_limits(outcomes, gpu):
+    """Failed tests whose message shows the run out of memory say what the limit is."""
+    rule, memory = memory_limit("run", gpu)
+    note = (f"\nthe run ran out of memory: each process of a run may use at most {gib(memory)} "
+            f"({'data' if rule == 'data' else 'address space'}; the grader's limit)")
+    for outcome in outcomes.values():
+        ran_out = OUT_OF_MEMORY.search(outcome.message) or (
+            not gpu and CPU_BACKEND_OUT_OF_MEMORY.search(outcome.message))
+        if outcome.status == "failed" and ran_out and "the grader's limit" not in outcome.message:
+            outcome.message += note
 
 
 def _supports(bwrap, option):

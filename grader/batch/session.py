@@ -268,7 +268,7 @@ class Batch:
         if gpu is not None:
             env["CUDA_VISIBLE_DEVICES"] = gpu
         if self.sandbox is not None:
-            env.update(HOME="/tmp", TMPDIR="/tmp")
+            env.update(HOME="/tmp", TMPDIR="/tmp", **sandbox.RUN_ENVIRONMENT)
             where, cwd = paths.SANDBOXED, "/"
             bound = [(folder.runner(lab), where.runner), (folder.checker(lab), where.checker),
                      (folder.yardstick_runner, where.yardstick_runner),
@@ -290,7 +290,7 @@ class Batch:
         checker = CheckerSettings(
             lab=lab, checker=where.checker, runner=where.runner,
             yardstick_runner=where.yardstick_runner, data=where.data, submission=where.submission,
-            small_inputs=tool is not None,
+            small_inputs=tool is not None, runner_start_timeout_s=self.timeout_of(tool) / 2,
             runner_wrapper=tuple(sanitize.command_prefix(self.sanitizer_path, tool)) if tool else ())
         env.update(checker.environment())
         return checker.command(), env, cwd, wrap
@@ -333,12 +333,16 @@ class Batch:
                                       + (f"; {attempt.reason}" if attempt.reason else ""))
                     run.attempts.append(attempt)
 
+    def timeout_of(self, tool):
+        return self.settings.timeout_s * (5 if tool else 1)  # the tool slows kernels down many times
+
     def _run_lab(self, lab, folder, tests, gpu, run_inputs, budget, tool=None):
         command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs, tool)
-        # The tool slows kernels down many times, even on small inputs.
-        timeout = self.settings.timeout_s * (5 if tool else 1)
-        return runner.run_tests(command, tests, env, cwd, timeout, user=self.user, budget_s=budget,
-                                seed=folder.input_seed, wrap=wrap)
+        result = runner.run_tests(command, tests, env, cwd, self.timeout_of(tool), user=self.user,
+                                  budget_s=budget, seed=folder.input_seed, wrap=wrap)
+        if self.sandbox is not None:
+            sandbox.explain_run_limits(result.outcomes, self.sandbox.gpu)
+        return result
 
 
 def fingerprint(settings):

@@ -73,6 +73,9 @@ remote::RunnerProcess& student_runner() {
     options.program = run_options().runner_path;
     options.wrapper = wrapper_from_environment();
     options.timeout_seconds = timeout_seconds();
+    if (const char* text = std::getenv("GRADER_RUNNER_START_TIMEOUT")) {
+      options.start_timeout_seconds = std::strtod(text, nullptr);
+    }
     if (options.program.empty()) {
       throw std::runtime_error("the grader needs --runner=PATH or GRADER_RUNNER: the program built "
                                "from your lab file (meson test and grade.py pass it)");

@@ -86,17 +86,15 @@ def report_to_instructor(results):
 def candidate_names(metadata):
     """Names a precomputed result may be filed under, best first: the Gradescope submission
     (`submission_<id>`, as Gradescope's "Export Submissions" names its folders, or the bare id),
-    then each submitter's email, the email's part before @, and name, as grade_submissions.py
-    turns a folder name into a student name (submissions.safe_name)."""
+    then each submitter's Gradescope user id (`user_<id>`). Only identifiers Gradescope assigns
+    and no student can change: never a name or an email, which a student can change (a name to
+    another student's, and be handed that student's grades)."""
     names = []
     if metadata.get("id") is not None:
         names += [f"submission_{metadata['id']}", str(metadata["id"])]
     for user in metadata.get("users") or []:
-        email = str(user.get("email") or "")
-        if email:
-            names += [email, email.split("@")[0]]
-        if user.get("name"):
-            names.append(str(user["name"]))
+        if user.get("id") is not None:
+            names.append(f"user_{user['id']}")
     found = []
     for name in names:
         safe = submissions.safe_name(name)
@@ -106,20 +104,13 @@ def candidate_names(metadata):
 
 
 def find_precomputed(folder, names):
-    """The folder name in `folder` matching the first of `names` (exactly, else ignoring case)."""
+    """The folder name in `folder` that is the first of `names` (exactly)."""
     try:
         available = sorted(d for d in os.listdir(folder)
                            if os.path.isfile(os.path.join(folder, d, "results.json")))
     except OSError:
         return None
-    for name in names:
-        if name in available:
-            return name
-    lowered = {d.lower(): d for d in available}
-    for name in names:
-        if name.lower() in lowered:
-            return lowered[name.lower()]
-    return None
+    return next((name for name in names if name in available), None)
 
 
 def upload_differs(results):

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Pack a Gradescope autograder zip: the project as students see it (no solutions/, version
-control, build folders, environments or grader fixtures), with setup.sh and run_autograder of
+"""Pack a Gradescope autograder zip: the project as students see it (batch/project.py: no
+solutions/, answer keys, version control, build folders, environments or grader fixtures), with setup.sh and run_autograder of
 this folder at the zip's root, and the mode.
 
   make_autograder_zip.py --mode precomputed --report REPORT_DIR [--out autograder.zip]
@@ -116,13 +116,16 @@ def precomputed_results(reports, visibility):
     return found, warnings
 
 
-def add_file(archive, path, name, mode=None):
+def add_file(archive, path, name, mode=None, data=None):
+    """`data`: what the zip holds instead of the file's bytes (project.students_bytes)."""
     info = zipfile.ZipInfo.from_file(path, name)
     if mode is not None:
         info.external_attr = (0o100000 | mode) << 16
     info.compress_type = zipfile.ZIP_DEFLATED
-    with open(path, "rb") as f:
-        archive.writestr(info, f.read())
+    if data is None:
+        with open(path, "rb") as f:
+            data = f.read()
+    archive.writestr(info, data)
 
 
 def add_text(archive, name, text, mode=0o644):
@@ -149,7 +152,8 @@ def main(argv=None):
         for name in TEMPLATE:
             add_file(archive, os.path.join(HERE, name), name, 0o755)
         for rel in files:
-            add_file(archive, os.path.join(project.ROOT, rel), rel.replace(os.sep, "/"))
+            add_file(archive, os.path.join(project.ROOT, rel), rel.replace(os.sep, "/"),
+                     data=project.students_bytes(rel))
         add_text(archive, "gradescope_mode", args.mode + "\n")
         for name, text in results.items():
             add_text(archive, f"precomputed/{name}/results.json", text)

@@ -48,6 +48,9 @@ class Runner {
   }
 
   int serve() {
+    Writer hello;  // main() is reached: what ran before it is done (runner_process.cpp waits)
+    hello.put(Message::kReady);
+    if (!channel_.send(hello.bytes())) return 0;
     start_counting();
     for (;;) {
       Packet packet;

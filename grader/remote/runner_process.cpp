@@ -129,6 +129,34 @@ CallReply RunnerProcess::start_if_needed() {
   ++running_runners;
   channel_ = Channel(fds[0]);
   mapped_.clear();
+  // The runner's hello from main(): until it comes, the student's code runs before main().
+  const double wait_s = options_.start_timeout_seconds > 0 ? options_.start_timeout_seconds
+                                                           : options_.timeout_seconds;
+  Packet packet;
+  switch (channel_.receive(packet, wait_s > 0 ? static_cast<int>(wait_s * 1000) : -1, false)) {
+    case Channel::Received::kTimedOut:
+      kill(-pid_, SIGKILL);
+      return ended(CallReply::Process::kCannotStart,
+                   std::string(kNeverStarted) + ": it did not reach main() within " +
+                       std::to_string(static_cast<int>(wait_s)) +
+                       " s (code that runs before main(), such as a static initializer, hangs or is "
+                       "far too slow); the lab's remaining tests are not run");
+    case Channel::Received::kClosed:
+      return ended(CallReply::Process::kCrashed, "");
+    case Channel::Received::kPacket:
+      break;
+  }
+  for (int fd : packet.fds) close(fd);
+  bool hello = false;
+  try {
+    Reader in(packet.bytes);
+    hello = in.get<Message>() == Message::kReady;
+  } catch (const ProtocolError&) {
+  }
+  if (!hello) {
+    kill(-pid_, SIGKILL);
+    return ended(CallReply::Process::kCrashed, "sent the grader a malformed reply (no hello)");
+  }
   return {};
 }
 

@@ -45,10 +45,16 @@ std::string describe_signal(int signal);
 // child's signal as an exit status above 128.
 std::string describe_exit(int status, bool wrapped);
 
+// How a runner that never reached main() is described (grader/runs/runner.py looks for it).
+inline constexpr const char* kNeverStarted = "never started";
+
 struct RunnerOptions {
   std::string program;               // the runner executable
   std::vector<std::string> wrapper;  // e.g. compute-sanitizer ..., or a sandbox; may be empty
   double timeout_seconds = 30;       // per call or round; 0 = none
+  // For the runner's main() to say it started (a kReady): code run before main() that hangs ends
+  // there, as "never started". 0 = timeout_seconds.
+  double start_timeout_seconds = 0;
 };
 
 class RunnerProcess {

@@ -25,6 +25,7 @@ class CheckerSettings:
     test_timeout_s: float = 0.0    # GRADER_TEST_TIMEOUT: the program's own watchdog (0 = none)
     small_inputs: bool = False     # GRADER_SMALL_INPUTS: sanitizer runs' small sizes
     runner_wrapper: tuple = ()     # GRADER_RUNNER_WRAPPER: what the runner is started under
+    runner_start_timeout_s: float = 0.0  # GRADER_RUNNER_START_TIMEOUT: for main() (0 = the test's)
 
     def command(self):
         return [self.checker]
@@ -41,6 +42,8 @@ class CheckerSettings:
             env["GRADER_SMALL_INPUTS"] = "1"
         if self.runner_wrapper:
             env["GRADER_RUNNER_WRAPPER"] = "\n".join(self.runner_wrapper)
+        if self.runner_start_timeout_s:
+            env["GRADER_RUNNER_START_TIMEOUT"] = f"{self.runner_start_timeout_s:g}"
         return env
 
 

@@ -9,7 +9,10 @@ exit status, count for nothing. The runner also keeps one submission's faults to
 - a sticky CUDA error (illegal address, launch failure) fails its test, and the process is
   stopped, since every later GPU call in it would fail too;
 in each case the tests that have not reported yet run again in a fresh process, so one fault
-costs one test. Output is captured up to a cap, the rest counted and dropped.
+costs one test; but a runner that never reaches main() (code run before it hangs: the checker
+says so, grader/remote/runner_process.cpp) would never start in a fresh process either, so the
+remaining tests fail at once with that reason instead of each waiting out its timeout. Output is
+captured up to a cap, the rest counted and dropped.
 """
 import json
 import os
@@ -29,6 +32,7 @@ OUTPUT_TAIL_BYTES = 16 * 1024   # ... and the last bytes are kept
 MAX_CHANNEL_LINE = 1 << 20
 KILL_GRACE_S = 0.5
 WATCHDOG_EXIT = 124  # grader/core/watchdog.hpp: a test overstayed GRADER_TEST_TIMEOUT
+NEVER_STARTED = "the process running your code never started"  # the checker's words (kNeverStarted)
 
 # CUDA errors after which the context is unusable: every later call in the process fails too.
 STICKY_ERRORS = re.compile(
@@ -250,7 +254,11 @@ def run_attempt(command, tests, env, cwd, timeout, user, result, deadline_total,
                 result.outcomes[outcome.name] = outcome
             current = None
             deadline = now + timeout
-            if outcome.status == "failed" and STICKY_ERRORS.search(outcome.message) and not killed_for:
+            if outcome.status == "failed" and NEVER_STARTED in outcome.message and not killed_for:
+                killed_for = "never_started"
+                attempt.reason = outcome.message
+                kill_group(process.pid)
+            elif outcome.status == "failed" and STICKY_ERRORS.search(outcome.message) and not killed_for:
                 killed_for = "sticky"
                 kill_group(process.pid)
 
@@ -312,6 +320,9 @@ def run_attempt(command, tests, env, cwd, timeout, user, result, deadline_total,
         attempt.returncode = "killed"
         attempt.reason = "the submission's time budget ran out"
         fault, why = "budget", "not finished when the submission's time budget ran out"
+    elif killed_for == "never_started":
+        attempt.returncode = "stopped"
+        fault, why = "", ""
     elif killed_for == "sticky":
         attempt.returncode = "stopped"
         attempt.reason = "stopped after a sticky CUDA error; the remaining tests run in a new process"
@@ -354,6 +365,10 @@ def run_tests(command, tests, env, cwd, timeout, user=None, budget_s=None, seed=
                               seed=seed, wrap=wrap)
         result.attempts.append(attempt)
         remaining = [name for name in remaining if name not in result.outcomes]
+        if remaining and NEVER_STARTED in attempt.reason:
+            for name in remaining:
+                result.outcomes[name] = TestOutcome(name, "failed", attempt.reason, fault="no-start")
+            break
         if remaining and len(result.outcomes) == before:
             why = attempt.reason or f"the program ended (status {attempt.returncode})"
             for name in remaining:

@@ -10,6 +10,7 @@ tests: each test's name says what the "submission" does in it.
   Fake.Skip         skipped                Fake.Stretch   passes and meets its stretch tier
   Fake.Throttled    a speed test that fails, timed on a throttled GPU, the first time it runs in
                     its folder (a marker file); then passes on a fair one
+  Fake.NoStart      fails as the checker says when the runner never reached main()
 Usage: fake_lab_program.py [--gtest_filter=A:B] [--gtest_list_tests]
 """
 import json
@@ -18,9 +19,9 @@ import signal
 import sys
 import time
 
-ALL = ["Fake.Pass1", "Fake.Fail", "Fake.Crash", "Fake.Pass2", "Fake.Hang", "Fake.Exit0",
-       "Fake.Sticky", "Fake.Pass3", "Fake.Flood", "Fake.Forge", "Fake.Skip", "Fake.Stretch",
-       "Fake.Throttled"]
+ALL = ["Fake.NoStart", "Fake.Pass1", "Fake.Fail", "Fake.Crash", "Fake.Pass2", "Fake.Hang",
+       "Fake.Exit0", "Fake.Sticky", "Fake.Pass3", "Fake.Flood", "Fake.Forge", "Fake.Skip",
+       "Fake.Stretch", "Fake.Throttled"]
 
 
 def channel():
@@ -92,6 +93,9 @@ def main():
                 except OSError:
                     pass
             status, message = "failed", "forger"
+        elif behaviour == "NoStart":
+            status, message = "failed", ("lab01::f: the process running your code never started: "
+                                         "it did not reach main() within 1 s")
         elif behaviour == "Skip":
             status, message = "skipped", "needs a GPU"
         elif behaviour == "Stretch":

@@ -329,6 +329,27 @@ class FixtureClass(unittest.TestCase):
     def test_host_copy_fails_every_test_with_samples(self):
         self.expect("host_copy", EMPTY, "the work must happen on the GPU")
 
+    # ---- isolation and limits (issue 34) -------------------------------------------------------
+    def test_answer_reader_finds_no_answer_key(self):
+        self.expect("answer_reader", set(SLICES + GRID))
+        self.assertIn("answers: compile=0 run=0", self.student_files("answer_reader")["log.txt"])
+
+    def test_missing_header_is_a_compile_error(self):
+        record = self.expect("missing_header", set(), "does not compile", status="compile_error")
+        lab = record["labs"]["lab01"]
+        self.assertIn("lab01_my_helpers.cuh", lab["reasons"][0])
+        self.assertEqual([f for f in lab["findings"] if f["category"] == "tamper"], [])
+
+    def test_never_starts_fails_its_lab_at_once(self):
+        record = self.expect("never_starts", set(), "never started")
+        # One run: one wait for its runner's hello (half of --timeout), not a timeout per test.
+        attempts = record["labs"]["lab01"]["attempts"]
+        self.assertEqual(len(attempts), 1)
+        self.assertLess(attempts[0]["duration_s"], float(COMMON[COMMON.index("--timeout") + 1]))
+
+    def test_memory_hog_is_stopped_by_the_memory_limit(self):
+        self.expect("memory_hog", set(GRID), "the run ran out of memory")
+
     def test_mapped_host_fails_every_test(self):
         self.expect("mapped_host", set(), "a graded launcher allocated host memory the GPU can read "
                     "(cudaHostAlloc): the work must stay on the GPU")
@@ -361,6 +382,19 @@ class FixtureClass(unittest.TestCase):
         self.assertEqual(again.returncode, 0)
         self.assertIn(f"{len(self.names)} already graded", again.stdout)
         self.assertEqual(os.stat(marker).st_mtime_ns, before)
+
+        # A run that ends with a submission that does not compile leaves the worker's slot as
+        # the starter; and a slot left broken (a run killed mid-build) is restored at set-up: the
+        # next run with the same work folder grades (below).
+        broken = os.path.join(self.tmp, "broken")
+        make_class(broken, ["does_not_compile"])
+        done = grade(broken, "--out", os.path.join(self.tmp, "broken-report"), "--work-dir",
+                     self.work, *COMMON, "--jobs", "1")
+        self.assertEqual(done.returncode, 0)
+        slot = os.path.join(self.work, "slots", "0", FILE)
+        with open(slot) as f, open(os.path.join(ROOT, "starter", FILE)) as starter:
+            self.assertEqual(f.read(), starter.read())
+        shutil.copyfile(os.path.join(FIXTURES, "does_not_compile", FILE), slot)
 
         # Without the hidden seed, the saved answers of hard_coded earn points they should not.
         small = os.path.join(self.tmp, "small")

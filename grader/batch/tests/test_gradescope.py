@@ -258,21 +258,23 @@ class PrecomputedTest(unittest.TestCase):
         self.tmp = tempfile.mkdtemp(prefix="gradescope-test-")
         self.addCleanup(shutil.rmtree, self.tmp, True)
 
-    def test_results_are_found_by_submission_or_student_and_else_say_so(self):
+    def test_results_are_found_by_submission_or_user_id_only_and_else_say_so(self):
         graded = {FILE: b"__global__ void graded() {}\n"}
         fingerprint = submissions.CollectedFiles(graded).fingerprint()
         report = os.path.join(self.tmp, "report")
         cases = class_of_records()
-        for name, rec in (("submission_1234", cases["passes"]), ("alice_uni.edu", cases["flagged"])):
+        for name, rec in (("submission_1234", cases["passes"]), ("user_42", cases["flagged"]),
+                          ("Carol", cases["passes"]), ("carol_uni.edu", cases["passes"])):
             reports.write_submission(report, dict(rec, student=name, fingerprint=fingerprint), "visible")
         names = unpack(make_zip(self.tmp, "--mode", "precomputed", "--report", report),
                        os.path.join(self.tmp, "ag", "source"))
         for required in ("setup.sh", "run_autograder", "gradescope_mode", "grader/grade_submissions.py",
                          "starter/" + FILE, "precomputed/submission_1234/results.json"):
             self.assertIn(required, names)
-        for name in names:
+        for name in names:  # the project as students see it: no answers, no answer keys
             self.assertFalse(name.startswith(("solutions/", ".git/", "build", ".venv/")), name)
             self.assertNotIn("batch/fixtures/", name)
+            self.assertFalse(name.endswith("-answers.md") or name.startswith("grader/bench/"), name)
         root = os.path.join(self.tmp, "ag")
 
         results, out = run_autograder(root, {"id": 1234, "users": [{"email": "x@y", "name": "X"}]}, graded)
@@ -280,17 +282,18 @@ class PrecomputedTest(unittest.TestCase):
         self.assertEqual(results["score"], 7)
         self.assertNotIn("differ", results["output"])
 
-        # by email (ignoring case); the upload is not the graded files, which the output says;
+        # by user id; the upload is not the graded files, which the output says;
         # the instructor's notes are on stdout (instructors only), not in the student's view
-        results, out = run_autograder(root, {"id": 77, "users": [{"email": "Alice@uni.edu", "name": "A"}]},
+        results, out = run_autograder(root, {"id": 77, "users": [{"id": 42, "email": "a@uni.edu"}]},
                                       {FILE: b"something else"})
         self.assertEqual(results["score"], 7)
         self.assertIn("differ from this upload", results["output"])
         self.assertIn(FLAG, out)
         self.assertEqual(gradescope.hidden_tests(results), [])
 
-        results, out = run_autograder(root, {"id": 5, "users": [{"email": "carol@uni.edu", "name": "Carol"}]},
-                                      graded)
+        # never by a name or an email a student can change (here: to folders graded for others)
+        results, out = run_autograder(root, {"id": 5, "users": [{"id": 9, "email": "carol@uni.edu",
+                                                                 "name": "Carol"}]}, graded)
         self.assertEqual(spec_problems(results), [])
         self.assertEqual(results["score"], 0)
         self.assertIn("No result has been computed for this submission", results["output"])

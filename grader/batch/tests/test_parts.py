@@ -110,6 +110,7 @@ class ProjectTest(Temp):
         for rel in files:
             self.assertFalse(rel.startswith(("solutions" + os.sep, "build", ".git" + os.sep)), rel)
             self.assertNotIn(os.path.join("batch", "fixtures"), rel)
+            self.assertFalse(rel.endswith("-answers.md") or rel.startswith(os.path.join("grader", "bench")), rel)
         # a report or submissions folder inside the project is left out, and nothing more
         nested = os.path.join(project.ROOT, "grader", "batch", "tests")
         kept = project.project_files(skip_paths=[nested])
@@ -243,6 +244,13 @@ class RunnerTest(Temp):
         self.assertEqual(again.metrics["retried_for_unfair_timing"], 1)
         self.assertEqual(result.outcomes["Fake.Pass1"].metrics, {"time_ms": 1.5})
         self.assertEqual(len(result.attempts), 2)
+
+    def test_a_runner_that_never_starts_fails_the_rest_at_once(self):
+        result = self.run_fake(["Fake.NoStart", "Fake.Pass1", "Fake.Hang"], timeout=30)
+        self.assertEqual(len(result.attempts), 1)
+        self.assertEqual({o.status for o in result.outcomes.values()}, {"failed"})
+        self.assertEqual(result.outcomes["Fake.Hang"].fault, "no-start")
+        self.assertIn("never started", result.outcomes["Fake.Pass1"].message)
 
     def test_list_tests(self):
         self.assertEqual(runner.list_tests(FAKE, dict(os.environ), self.tmp, 30), runner_all())

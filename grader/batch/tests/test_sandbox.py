@@ -54,6 +54,19 @@ class Sandbox(unittest.TestCase):
         self.assertNotIn("the report", done.stdout)
         self.assertIn("No such file", done.stderr)
 
+    def test_memory_and_cpu_time_are_limited(self):
+        # Address space for compiles and CPU-backend runs; data for GPU runs (CUDA reserves far
+        # more address space than it uses); CPU seconds for both.
+        for kind, gpu, rule in (("compile", False, "Max address space"), ("run", False, "Max address space"),
+                                ("run", True, "Max data size")):
+            done = run_inside(self.box, "cat /proc/self/limits", kind=kind, gpu=gpu)
+            limits = {line[:26].strip(): line[26:].split() for line in done.stdout.splitlines()[1:]}
+            self.assertEqual(int(limits[rule][0]), sandbox.memory_limit(kind, gpu)[1], (kind, gpu))
+            self.assertEqual(int(limits["Max cpu time"][0]), sandbox.LIMITS[kind]["cpu_s"])
+        done = run_inside(self.box, "python3 -c 'b = bytearray(5 << 30)'")
+        self.assertNotEqual(done.returncode, 0)
+        self.assertIn("MemoryError", done.stderr)
+
     def test_read_only_binds_cannot_be_written(self):
         done = run_inside(self.box, "echo x > /sandbox/in/input.txt",
                           read_only=[(self.shown, "/sandbox/in")])
