@@ -170,7 +170,9 @@ class CheckerSettingsTest(Temp):
                          {"GRADER_LAB": "lab01", "GRADER_RUNNER": folder.runner("lab01"),
                           "GRADER_YARDSTICK_RUNNER": folder.yardstick_runner,
                           "GRADER_DATA": batch.data_file, "GRADER_SUBMISSION": folder.src,
-                          "GRADER_TEST_TIMEOUT": "0"})
+                          "GRADER_TEST_TIMEOUT": "0",
+                          # half the test's timeout for the runner to reach main()
+                          "GRADER_RUNNER_START_TIMEOUT": f"{batch.timeout_of(None) / 2:g}"})
         self.assertNotIn("918273645", str(env))  # the input seed goes in the key pipe only
 
     def test_in_the_sandbox_it_sees_fixed_paths(self):
