@@ -165,6 +165,11 @@ class Worker:
             if os.path.isfile(path) and not os.access(path, os.X_OK)
             and not os.path.dirname(path).endswith(".p")
             and not path.endswith((".o", ".a", ".d", ".json")))
+        # Lab 00's program runs with the grader's counting library preloaded, by the path the
+        # checker was built with (grader/remote/program_run.cpp): the run must see it there.
+        counters = os.path.join(self.build_dir, "grader", "remote", "libgrader_program_counters.so")
+        if os.path.isfile(counters):
+            self.run_inputs.append(counters)
         if self.sandbox is not None:
             sandboxing.give_to(self.build_dir, *self.sandbox.owner())
 

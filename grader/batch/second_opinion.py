@@ -36,13 +36,19 @@ def judged_tests(run_result):
     return sorted(name for name, o in run_result.outcomes.items() if o.status == "passed")
 
 
+# A failure these words describe is the run's, not the kernel's answer: the runner crashed, threw
+# (the backend could not start its threads: a process flood fills the sandbox's process limit),
+# or a CUDA call failed. A race shows as a wrong answer, which none of them is.
+NOT_A_VERDICT = (sanitize.RUNNER_FAULT, "exception", "failed while running", "out of memory")
+
+
 def evidence(run_result):
     """{test: the checker's message} for each test the CPU run says is wrong (not a fault of the
-    harness, not the runner crashing or hanging)."""
+    harness, not the runner crashing, throwing or hanging)."""
     found = {}
     for name, outcome in run_result.outcomes.items():
         if (outcome.status == "failed" and not outcome.fault
-                and sanitize.RUNNER_FAULT not in outcome.message):
+                and not any(words in outcome.message for words in NOT_A_VERDICT)):
             found[name] = "\n".join(outcome.message.strip().splitlines()[:6])
     return found
 

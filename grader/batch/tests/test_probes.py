@@ -113,15 +113,19 @@ class SecondOpinionTest(unittest.TestCase):
                      C=("failed", "timed out", "timeout"),
                      D=("failed", "bins wrong", ""),
                      E=("failed", "the process running your code crashed: SIGSEGV", ""),
-                     F=("failed", "bins wrong", ""))
-        failed = second_opinion.apply(gpu.outcomes, ["A", "B", "C", "D", "E"], cpu)
+                     F=("failed", "bins wrong", ""),
+                     # a fork flood (fixture process_flood) leaves the backend no threads to start
+                     G=("failed", 'C++ exception with description "lab01::histogram_v1_slices threw '
+                                  'an exception: Resource temporarily unavailable"', ""))
+        gpu.outcomes["G"] = TestOutcome("G", "passed", "", fault="")
+        failed = second_opinion.apply(gpu.outcomes, ["A", "B", "C", "D", "E", "G"], cpu)
         self.assertEqual(failed, ["A"])  # F: the reference fails it on the CPU backend
         self.assertEqual(gpu.outcomes["A"].fault, "cpu-schedule")
         self.assertIn("passed on the GPU", gpu.outcomes["A"].message)
         self.assertIn("bin 3 is 7", gpu.outcomes["A"].message)
         self.assertEqual({n: o.status for n, o in gpu.outcomes.items()},
                          {"A": "failed", "B": "passed", "C": "passed", "D": "failed", "E": "passed",
-                          "F": "passed"})
+                          "F": "passed", "G": "passed"})
 
     def test_judged_tests_are_those_the_reference_passes(self):
         reference = run_of(A=("passed", "", ""), S=("skipped", "speed: GPU only", ""),
