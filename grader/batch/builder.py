@@ -109,6 +109,7 @@ class Worker:
         self.data_file = ""
         self.sandbox = sandbox          # None only with --unsafe-no-sandbox
         self.run_inputs = []            # generated files the lab programs read (e.g. lab 06's image)
+        self.lab_file_targets = []      # the custom targets that make them, relative to build_dir
         self.student_outputs = []       # outputs of the targets that compile a lab file
 
     # ---- set-up ---------------------------------------------------------------------------------
@@ -150,6 +151,7 @@ class Worker:
         self._clean_student_outputs()
         fixed = [t["ninja"] for t in self.targets.values()] + [t["checker_ninja"] for t in self.targets.values()]
         fixed += [self.scanner_target, self.data_target, os.path.relpath(self.yardstick_runner, self.build_dir)]
+        fixed += self.lab_file_targets
         code, out = run_quiet(["ninja", "-C", self.build_dir, f"-j{self.ninja_jobs}"] + fixed,
                               BUILD_TIMEOUT_S * 2)
         if code != 0:
@@ -205,6 +207,12 @@ class Worker:
         self.scanner_target = rel(self.scanner)
         self.data_file = programs.data
         self.data_target = rel(self.data_file)
+        # Files a lab's custom targets make for its tests to read at run time (lab 06's
+        # photograph): no program depends on them, so the set-up builds them by name.
+        labs_dir = os.path.join(self.build_dir, "labs") + os.sep
+        self.lab_file_targets = sorted(rel(f) for t in targets if t["type"] == "custom"
+                                       and t.get("build_by_default") for f in t["filename"]
+                                       if f.startswith(labs_dir))
         stems = {os.path.splitext(lab.submission_file)[0] for lab in self.labs}
         slot = self.slot.rstrip("/") + "/"
         for t in targets:
