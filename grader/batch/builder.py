@@ -110,6 +110,7 @@ class Worker:
         self.sandbox = sandbox          # None only with --unsafe-no-sandbox
         self.run_inputs = []            # generated files the lab programs read (e.g. lab 06's image)
         self.lab_file_targets = []      # the custom targets that make them, relative to build_dir
+        self.counters_library = None    # lab 00's counting library (cuda backend), bound into runs
         self.student_outputs = []       # outputs of the targets that compile a lab file
 
     # ---- set-up ---------------------------------------------------------------------------------
@@ -152,6 +153,7 @@ class Worker:
         fixed = [t["ninja"] for t in self.targets.values()] + [t["checker_ninja"] for t in self.targets.values()]
         fixed += [self.scanner_target, self.data_target, os.path.relpath(self.yardstick_runner, self.build_dir)]
         fixed += self.lab_file_targets
+        fixed += [os.path.relpath(self.counters_library, self.build_dir)] if self.counters_library else []
         code, out = run_quiet(["ninja", "-C", self.build_dir, f"-j{self.ninja_jobs}"] + fixed,
                               BUILD_TIMEOUT_S * 2)
         if code != 0:
@@ -167,11 +169,8 @@ class Worker:
             if os.path.isfile(path) and not os.access(path, os.X_OK)
             and not os.path.dirname(path).endswith(".p")
             and not path.endswith((".o", ".a", ".d", ".json")))
-        # Lab 00's program runs with the grader's counting library preloaded, by the path the
-        # checker was built with (grader/remote/program_run.cpp): the run must see it there.
-        counters = os.path.join(self.build_dir, "grader", "remote", "libgrader_program_counters.so")
-        if os.path.isfile(counters):
-            self.run_inputs.append(counters)
+        if self.counters_library:  # the run must see it where the checker looks
+            self.run_inputs.append(self.counters_library)
         if self.sandbox is not None:
             sandboxing.give_to(self.build_dir, *self.sandbox.owner())
 
@@ -207,6 +206,10 @@ class Worker:
         self.scanner_target = rel(self.scanner)
         self.data_file = programs.data
         self.data_target = rel(self.data_file)
+        # Lab 00's program runs with the grader's counting library preloaded (cuda backend), by
+        # the path the checker was built with (grader/remote/program_run.cpp); no program links it.
+        counters = by_name.get("grader_program_counters")
+        self.counters_library = counters["filename"][0] if counters else None
         # Files a lab's custom targets make for its tests to read at run time (lab 06's
         # photograph): no program depends on them, so the set-up builds them by name.
         labs_dir = os.path.join(self.build_dir, "labs") + os.sep
