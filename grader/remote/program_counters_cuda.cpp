@@ -17,6 +17,7 @@
 #include <string>
 #include <utility>
 
+#include "grader/remote/cupti_records.hpp"
 #include "grader/remote/host_visible_apis.hpp"
 #include "grader/remote/host_visible_callbacks.hpp"
 #include "grader/remote/program_report.hpp"
@@ -31,33 +32,8 @@ std::atomic<std::uint64_t> kernels{0}, to_device{0}, to_host{0}, kernel_ns{0}, l
 std::mutex host_memory_mutex;
 std::string host_memory;
 
-// The fields every kernel record since CUpti_ActivityKernel4 starts with, and those every memcpy
-// record starts with (as in runner_counters_cuda.cu), so this builds with CUDA 12's CUPTI and 13's.
-struct KernelRecordStart {
-  CUpti_ActivityKind kind;
-  std::uint8_t cache_config;
-  std::uint8_t shared_memory_config;
-  std::uint16_t registers_per_thread;
-  std::uint32_t partitioned_requested;
-  std::uint32_t partitioned_executed;
-  std::uint64_t start;
-  std::uint64_t end;
-};
-struct MemcpyRecordStart {
-  CUpti_ActivityKind kind;
-  std::uint8_t copy_kind;
-  std::uint8_t src_kind;
-  std::uint8_t dst_kind;
-  std::uint8_t flags;
-  std::uint64_t bytes;
-};
-#if CUPTI_API_VERSION >= 130000
-static_assert(offsetof(CUpti_ActivityKernel10, end) == offsetof(KernelRecordStart, end));
-static_assert(offsetof(CUpti_ActivityMemcpy6, bytes) == offsetof(MemcpyRecordStart, bytes));
-#else
-static_assert(offsetof(CUpti_ActivityKernel9, end) == offsetof(KernelRecordStart, end));
-static_assert(offsetof(CUpti_ActivityMemcpy5, bytes) == offsetof(MemcpyRecordStart, bytes));
-#endif
+using grader::remote::KernelRecordStart;
+using grader::remote::MemcpyRecordStart;
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   *size = std::size_t{1} << 20;

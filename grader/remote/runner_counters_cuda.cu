@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 
+#include "grader/remote/cupti_records.hpp"
 #include "grader/remote/host_visible_apis.hpp"
 #include "grader/remote/host_visible_callbacks.hpp"
 #include "grader/remote/runner_counters.hpp"
@@ -52,23 +53,7 @@ std::atomic<std::uint64_t> kernels{0};
 std::atomic<std::uint64_t> to_host{0};
 bool counting = false;
 
-// The fields every version of CUPTI's memcpy record starts with (CUpti_ActivityMemcpy to
-// CUpti_ActivityMemcpy6), so this builds with the CUPTI of CUDA 12 and of CUDA 13. The check names
-// the record each one writes: CUDA 13's CUPTI (API version 130000 and up) the 6th, CUDA 12's the
-// 5th (12.4 has no CUpti_ActivityMemcpy6).
-struct MemcpyRecordStart {
-  CUpti_ActivityKind kind;
-  std::uint8_t copy_kind;
-  std::uint8_t src_kind;
-  std::uint8_t dst_kind;
-  std::uint8_t flags;
-  std::uint64_t bytes;
-};
-#if CUPTI_API_VERSION >= 130000
-static_assert(offsetof(CUpti_ActivityMemcpy6, bytes) == offsetof(MemcpyRecordStart, bytes));
-#else
-static_assert(offsetof(CUpti_ActivityMemcpy5, bytes) == offsetof(MemcpyRecordStart, bytes));
-#endif
+using grader::remote::MemcpyRecordStart;
 
 void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::size_t* max_records) {
   *size = std::size_t{1} << 20;
