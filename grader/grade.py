@@ -225,6 +225,9 @@ def main():
         os.environ["GRADER_SEED"] = str(args.input_seed)
 
     if args.project_tests:
+        import student_runs
+        if any("--runner" in t.get("cmd", []) for t in student_runs.introspect_tests(build_dir).tests):
+            ensure_cuobjdump(toolchain.find_cuda_toolkit())  # a cuda build's checks read the runners
         # Side by side where tests time nothing (meson runs the timing ones alone); the labs'
         # checker runs are left out: their selftests "solutions graded as expected" run them.
         run(["meson", "test", "-C", build_dir, "--no-suite", "checker", "--no-suite", "not-built"])
