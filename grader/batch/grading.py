@@ -35,7 +35,8 @@ def reference_plan(reference_lab):
 
 
 def check_outcomes(build_checks):
-    """{test name: (status, score, max, message, needs)} from the lab's other grade tests."""
+    """{test name: (status, score, max, message, needs, kernels)} from the lab's other grade tests
+    (kernels: those a technique check read, which its needed tests must have launched)."""
     found = {}
     for record in build_checks or []:
         results = record.get("results")
@@ -43,13 +44,14 @@ def check_outcomes(build_checks):
             for t in results["tests"]:
                 found[t.get("name", "?")] = (t.get("status", "failed"), float(t.get("score") or 0),
                                              float(t.get("max_score") or 0), t.get("message", ""),
-                                             [str(n) for n in t.get("needs") or []])
+                                             [str(n) for n in t.get("needs") or []],
+                                             [str(k) for k in t.get("kernels") or []])
         elif record.get("returncode") == 77:
-            found[record["check"]] = ("skipped", 0.0, 0.0, record.get("output", ""), [])
+            found[record["check"]] = ("skipped", 0.0, 0.0, record.get("output", ""), [], [])
         else:
             found[record["check"]] = ("failed", 0.0, 0.0,
                                       f"the check could not run ({record.get('returncode')}):\n"
-                                      + record.get("output", "")[-2000:], [])
+                                      + record.get("output", "")[-2000:], [], [])
     return found
 
 
@@ -83,12 +85,14 @@ def assemble_lab(lab, build, run, reference_lab, policy):
         tests.append(entry)
     checks = check_outcomes(build.checks) if not not_graded else {}
     for name, max_score, needs in plan_checks:
-        status, score, _, message, _ = checks.get(name, ("failed", 0.0, 0.0, not_graded or "no result", []))
+        status, score, _, message, _, kernels = checks.get(
+            name, ("failed", 0.0, 0.0, not_graded or "no result", [], []))
         if status == "skipped":
             status, message = "failed", "skipped in this run, though the reference ran it"
         tests.append({"name": name, "kind": "check", "status": status, "max_score": max_score,
                       "score": min(score, max_score) if status == "passed" else 0.0,
-                      "needs": needs, "message": message, "metrics": {}, "fault": ""})
+                      "needs": needs, "kernels": kernels, "message": message, "metrics": {},
+                      "fault": ""})
     scoring.apply_gates(tests)  # edge tests and checks: their points need their tests passed
     for entry in tests:
         entry["message"] = entry["message"][:MAX_MESSAGE]

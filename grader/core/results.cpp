@@ -148,6 +148,14 @@ void record_metric(const std::string& name, double value) {
   ::testing::Test::RecordProperty(name, std::to_string(value));
 }
 
+void record_launched_kernel(const std::string& name) {
+  const std::string metric = kLaunchedMetricPrefix + name;
+  for (const auto& [known, value] : current().metrics) {
+    if (known == metric) return;
+  }
+  record_metric(metric, 1);
+}
+
 void record_note(const std::string& text) {
   std::string& message = current().message;
   message += (message.empty() ? "" : "\n") + text;

@@ -70,6 +70,10 @@ void apply_gates(std::vector<TestRecord>& records);
 // Inside a running test: a figure for the report ("time_ms", "gbps", "percent_of_read_bw",
 // "speedup_vs_baseline") and a tier's outcome. A stretch tier never fails the test.
 void record_metric(const std::string& name, double value);
+// A kernel the student's code launched in this test, as the metric "launched:NAME" (once per name):
+// a technique check earns points only for a kernel its correctness tests launched (runs/scoring.py).
+constexpr const char* kLaunchedMetricPrefix = "launched:";
+void record_launched_kernel(const std::string& name);
 void record_tier(const std::string& name, bool met, const std::string& detail);
 // A line for the test's message that does not fail it (e.g. "timed on a throttled GPU").
 void record_note(const std::string& text);

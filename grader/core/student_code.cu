@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "grader/core/cuda_check.cuh"
+#include "grader/core/results.hpp"
 #include "grader/core/run_options.hpp"
 #include "grader/remote/runner_counters.hpp"
 #ifdef CUDA_CPU_BACKEND
@@ -145,6 +146,7 @@ std::vector<char> call_runner(remote::RunnerProcess& runner, const remote::Encod
     throw std::logic_error("grader: the runner could not take the call " + call.function + ": " +
                            reply.text);
   }
+  for (const std::string& name : reply.kernel_names) record_launched_kernel(name);
   if (reply.outcome == remote::Outcome::kException) rethrow(call.function, reply);
   StudentCalls& calls = pending();
   const bool keep_first_error = calls.any && calls.reply.outcome != remote::Outcome::kOk;

@@ -28,6 +28,13 @@ struct MemcpyRecordStart {
   std::uint8_t flags;
   std::uint64_t bytes;
 };
+// The whole kernel record of the CUPTI compiled against, for its name (the runner's counters read
+// it only where the loaded CUPTI has the same major version).
+#if CUPTI_API_VERSION >= 130000
+using KernelRecord = CUpti_ActivityKernel10;
+#else
+using KernelRecord = CUpti_ActivityKernel9;
+#endif
 #if CUPTI_API_VERSION >= 130000
 static_assert(offsetof(CUpti_ActivityKernel10, end) == offsetof(KernelRecordStart, end));
 static_assert(offsetof(CUpti_ActivityMemcpy6, bytes) == offsetof(MemcpyRecordStart, bytes));

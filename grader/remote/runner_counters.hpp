@@ -3,8 +3,10 @@
 // GPU through CUPTI's activity records and API callbacks (runner_counters_cuda.cu), on the CPU
 // backend through its own counters.
 #pragma once
+#include <cstddef>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace grader::remote {
 
@@ -14,7 +16,13 @@ constexpr std::uint64_t kUncounted = ~std::uint64_t{0};
 struct Counters {
   std::uint64_t kernels = 0;
   std::uint64_t device_to_host_bytes = 0;
+  // The distinct kernels launched (their symbol names as CUPTI records them), at most
+  // kMaxKernelNames: the technique checks earn points only for a kernel that ran (runs/scoring.py).
+  // Empty where names are not recorded (the CPU backend, whose checks are not graded).
+  std::vector<std::string> kernel_names;
 };
+constexpr std::size_t kMaxKernelNames = 8;
+constexpr std::size_t kMaxKernelNameLength = 256;
 
 void start_counting();        // once, before the first call
 Counters read_and_reset_counters();

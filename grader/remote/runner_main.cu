@@ -190,6 +190,8 @@ class Runner {
     out.put_bytes(reply.value);
     out.put(counters.kernels);
     out.put(counters.device_to_host_bytes);
+    out.put(static_cast<std::uint32_t>(counters.kernel_names.size()));
+    for (const std::string& name : counters.kernel_names) out.put_string(name);
     out.put(static_cast<std::uint8_t>(reply.exiting));
     channel_.send(out.bytes());
   }

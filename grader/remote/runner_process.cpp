@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "grader/remote/child_process.hpp"
+#include "grader/remote/runner_counters.hpp"
 
 namespace grader::remote {
 
@@ -248,6 +249,13 @@ CallReply RunnerProcess::exchange(const std::vector<char>& bytes, const std::vec
     reply.value = in.get_bytes();
     reply.kernels = in.get<std::uint64_t>();
     reply.device_to_host_bytes = in.get<std::uint64_t>();
+    const std::uint32_t names = in.get<std::uint32_t>();
+    if (names > kMaxKernelNames) throw ProtocolError("too many kernel names");
+    for (std::uint32_t i = 0; i < names; ++i) {
+      const std::string name = in.get_string();
+      if (name.size() > kMaxKernelNameLength) throw ProtocolError("a kernel name too long");
+      reply.kernel_names.push_back(name);
+    }
     const bool exiting = in.get<std::uint8_t>() != 0;
     if (exiting) stop();
   } catch (const ProtocolError& error) {

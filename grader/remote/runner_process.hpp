@@ -33,6 +33,7 @@ struct CallReply {
   std::vector<char> value;
   std::uint64_t kernels = 0;
   std::uint64_t device_to_host_bytes = 0;
+  std::vector<std::string> kernel_names;  // the distinct kernels the call launched (runner_counters.hpp)
 };
 
 // What starts each line the runner prints, as the checker passes it on (grader/runs/runner.py and

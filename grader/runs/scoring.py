@@ -7,9 +7,15 @@ counts wrong, can still hold the right instructions.
 A needed test that did not run here (skipped for want of something on this machine, such as a
 real photograph, or left out of the batch's plan because the reference skipped it) does not gate;
 at least one needed test must have passed, so a check whose lab did not run earns nothing.
+A technique check also names the kernels it read ("kernels"); it earns its points only where its
+needed tests that passed launched each of them (the runner records the kernels a call launched,
+from CUPTI, as the metrics "launched:NAME"): instructions of a decoy kernel that never ran earn
+nothing.
 The checker applies the same rule to the results file it writes itself (grader/core/results.cpp);
 grade.py, the score table and the batch apply it here, to the checks too.
 """
+import re
+
 
 GATE_MESSAGE = ("passed, but earns its points only once the main tests of this version pass (code "
                 "that does nothing passes this check too); not passed yet: ")
@@ -18,11 +24,48 @@ CHECK_GATE_MESSAGE = ("passed, but earns its points only once the correctness te
                       "instructions too); not passed yet: ")
 
 
+LAUNCH_MESSAGE = ("passed, but earns its points only for a kernel its correctness tests launched; "
+                  "they launched ")
+LAUNCHED = "launched:"  # grader/core/results.hpp's kLaunchedMetricPrefix
+
+
+def kernel_identifier(symbol):
+    """The kernel's own name in a symbol as CUPTI records it: Itanium-mangled (_Z6kernelPi,
+    _ZN5lab046kernelEPi, _ZN5lab0456_GLOBAL__N__..._6kernelE...: the last length-prefixed name of
+    the nesting, read exactly, so `a16histogram_kernel` is not `histogram_kernel`), or plain (an
+    extern "C" kernel, or a demangled name)."""
+    if not symbol.startswith("_Z"):
+        return symbol.split("(")[0].split("<")[0].split("::")[-1]
+    i = 2 + (symbol[2:3] == "L")
+    nested = symbol[i:i + 1] == "N"
+    i += nested
+    while nested and symbol[i:i + 1] in ("r", "V", "K"):
+        i += 1
+    name = ""
+    while i < len(symbol) and symbol[i].isdigit():
+        digits = re.match(r"\d+", symbol[i:]).group()
+        i += len(digits)
+        name, i = symbol[i:i + int(digits)], i + int(digits)
+        if not nested:
+            break
+    return name
+
+
+def unlaunched(check, status, tests_by_name):
+    """The kernels of `check` that none of its passed needed tests launched, and what they did."""
+    ran = [tests_by_name[n] for n in check.get("needs") or [] if status.get(n) == "passed"]
+    launched = sorted({key[len(LAUNCHED):] for t in ran for key in (t.get("metrics") or {})
+                       if key.startswith(LAUNCHED)})
+    missing = [k for k in check.get("kernels") or [] if not any(kernel_identifier(l) == k for l in launched)]
+    return missing, launched
+
+
 def apply_gates(tests):
     """tests: dicts with name, status, score, message and needs (a list of test names), the lab's
     program tests and its checks together. Zeroes the score of each passed test whose needed tests
     that ran did not all pass, or none of whose needed tests ran, saying why."""
     status = {t["name"]: t["status"] for t in tests}
+    by_name = {t["name"]: t for t in tests}
     for test in tests:
         ran = [name for name in test.get("needs") or [] if status.get(name, "skipped") != "skipped"]
         missing = [name for name in ran if status[name] != "passed"]
@@ -32,6 +75,13 @@ def apply_gates(tests):
             prefix = CHECK_GATE_MESSAGE if test.get("kind") == "check" else GATE_MESSAGE
             test["message"] = "\n".join(filter(None, [test["message"], prefix + ", ".join(missing)]))
             test["score"] = 0.0
+        if test.get("kind") == "check" and test.get("kernels") and test["score"]:
+            kernels, launched = unlaunched(test, status, by_name)
+            if kernels:
+                said = ", ".join(launched)[:300] if launched else "none the grader could name"
+                test["message"] = "\n".join(filter(None, [test["message"], LAUNCH_MESSAGE + said +
+                                                           ", not " + ", ".join(kernels)]))
+                test["score"] = 0.0
     return tests
 
 

@@ -227,7 +227,8 @@ def write_results(path, args, described, outcomes, needs, status_of=None):
         tests.append({"name": test_name(check), "kind": "check", "status": status,
                       "score": args.points if status == "passed" else 0, "max_score": args.points,
                       "message": "" if status == "passed" else message,
-                      "needs": needs.get(check.label, []), "metrics": {}, "tiers": []})
+                      "needs": needs.get(check.label, []), "kernels": [check.kernel],
+                      "metrics": {}, "tiers": []})
     results = {"schema": RESULTS_SCHEMA, "lab": args.lab, "submission": args.source or args.runner,
                "backend": "compiled code", "device": described, "seed": 0,
                "score": sum(t["score"] for t in tests), "max_score": args.points * len(tests),
