@@ -1,7 +1,10 @@
 #include "grader/core/cuda_check.cuh"
 
+#include <cstdio>
 #include <sstream>
 
+#include "grader/core/device.cuh"
+#include "grader/core/run_options.hpp"
 #include "grader/core/student_code.hpp"
 #include "grader/remote/runner_counters.hpp"
 
@@ -31,6 +34,25 @@ const char* hint_for(cudaError_t status) {
     default:
       return nullptr;
   }
+}
+
+// A GPU with pageable memory access (HMM, or a coherent CPU-GPU link as on Grace Hopper) lets a
+// kernel read and write the runner's ordinary host memory with no call the counters see: the work
+// cannot be proven to stay on the GPU. Graded for credit (the batch: a hidden seed) that check
+// fails closed; a student's own run says it once and goes on.
+void refuse_pageable_memory_access(const std::string& kernel, const std::string& launch) {
+  if (kCpuBackend || !device_status().available || !device_status().properties.pageableMemoryAccess) return;
+  const std::string why =
+      "this GPU lets kernels read and write ordinary host memory (cudaDevAttrPageableMemoryAccess = 1: "
+      "HMM, or a coherent CPU-GPU link), so the grader cannot check that the work ran on the GPU";
+  if (run_options().seed_hidden) {
+    throw CudaError(cudaErrorNotSupported, kernel + " (" + launch + "): " + why + "; graded for credit "
+                    "this check earns nothing here: grade on a GPU without it (an administrator can turn "
+                    "HMM off: `options nvidia_uvm uvm_disable_hmm=1`)");
+  }
+  static bool said = false;
+  if (!said) std::printf("[ note     ] %s; a batch run for credit on this machine would earn nothing\n", why.c_str());
+  said = true;
 }
 
 }  // namespace
@@ -81,6 +103,7 @@ void check_kernel_ran(const std::string& kernel, const std::string& launch, Work
       throw CudaError(cudaErrorNotSupported, kernel + " (" + launch + ") launched no kernel: the "
                       "work must happen on the GPU, in a kernel the launcher starts");
     }
+    if (work == Work::kOnGpu) refuse_pageable_memory_access(kernel, launch);
     return;
   }
   cudaError_t status = cudaGetLastError();
