@@ -1,5 +1,5 @@
 // How the checker calls the student's code: never directly. Each lab function the tests call is
-// defined on the checker's side (labs/NN/labNN_calls.cpp) as a call_student() that sends the call
+// defined on the checker's side (labs/NN-name/labNN_calls.cu) as a call_student() that sends the call
 // to the runner process, where the student's file is linked. Pointer arguments must point into
 // DeviceBuffers (shared with the runner); the runner waits for the GPU after every call, and what
 // it reports (launch error, fault, kernels launched, bytes copied to the host) waits here for
