@@ -37,7 +37,7 @@ grep -q "CPU backend fibers: assembly (linux aarch64)" "$build/meson-logs/meson-
 # Only what is run here: the backend's tests and benchmark, lab 01's checker and runner, the data.
 targets=(lab01_checker lab01_runner_graded grader_yardstick_runner standard-data cpu_backend_fiber_switch_bench)
 for name in atomics barrier indexing launch memory qualifiers runtime schedule shared_memory warp; do
-  targets+=("cpu_backend_${name}_test")
+  targets+=("cpu_backend_test_${name}")
 done
 meson compile -C "$build" "${targets[@]}"
 for program in labs/lab01_checker labs/lab01_runner_graded; do
@@ -50,7 +50,7 @@ done
 backend_tests=(atomics_test barrier_test indexing_test launch_test memory_test runtime_test schedule_test
                schedule_environment_test shared_memory_test warp_test transform_launches_test)
 meson test -C "$build" --no-rebuild --print-errorlogs "${backend_tests[@]}"
-qemu-aarch64 -L /usr/aarch64-linux-gnu "$build/grader/cpu_backend/tests/cpu_backend_qualifiers_test" \
+qemu-aarch64 -L /usr/aarch64-linux-gnu "$build/grader/cpu_backend/tests/cpu_backend_test_qualifiers" \
   --gtest_filter=-Qualifiers.DeviceAssertIsTheHostsAssert
 # The checker starts lab 01's runner itself: through qemu too (GRADER_RUNNER_WRAPPER, one argument
 # a line), as qemu-user does not follow an exec of another aarch64 program.

@@ -10,7 +10,7 @@ import textwrap
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..', 'tools'))
+sys.path.insert(0, os.path.join(HERE, '..'))
 import launch_fit  # noqa: E402
 
 TILE_OFFSETS = '_ZN5lab0552_GLOBAL__N__222f4b3f_19_lab05_scan_warps_cu_cccfc74b19tile_offsets_kernelEPii'
@@ -136,7 +136,7 @@ class WholeRunTest(unittest.TestCase):
     def run_tool(self, ptxas, *extra):
         with open(self.nvcc + '.ptxas', 'w') as f:
             f.write(ptxas)
-        command = [sys.executable, os.path.join(HERE, '..', 'tools', 'launch_fit.py'), '--nvcc', self.nvcc,
+        command = [sys.executable, os.path.join(HERE, '..', 'launch_fit.py'), '--nvcc', self.nvcc,
                    '--archs', '86', '--lab', 'lab05', '--fixed', 'tile_offsets_kernel=1024', *extra, self.source]
         return subprocess.run(command, capture_output=True, text=True)
 
@@ -166,7 +166,7 @@ class WholeRunTest(unittest.TestCase):
         self.assertIn('does not compile', done.stdout)
 
     def test_skips_without_nvcc(self):
-        done = subprocess.run([sys.executable, os.path.join(HERE, '..', 'tools', 'launch_fit.py'), '--nvcc', '',
+        done = subprocess.run([sys.executable, os.path.join(HERE, '..', 'launch_fit.py'), '--nvcc', '',
                                '--archs', '', self.source], capture_output=True, text=True)
         self.assertEqual(done.returncode, 77)
         self.assertIn('SKIP', done.stdout)

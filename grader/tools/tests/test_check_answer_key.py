@@ -7,7 +7,7 @@ import sys
 import tempfile
 import unittest
 
-TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tools", "check_answer_key.py")
+TOOL = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "check_answer_key.py")
 
 STARTER = """// Lab 99 - a tiny lab. Fill in the TODOs.
 __device__ int given(int x) { return x + 1; }

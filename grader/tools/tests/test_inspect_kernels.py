@@ -9,7 +9,7 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
-TOOLS = Path(__file__).resolve().parent.parent / "tools"
+TOOLS = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(TOOLS))
 import inspect_kernels as ik  # noqa: E402
 import runner_code  # noqa: E402

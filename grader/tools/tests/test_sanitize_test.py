@@ -7,7 +7,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-WRAPPER = Path(__file__).resolve().parent.parent / "tools" / "sanitize_test.py"
+WRAPPER = Path(__file__).resolve().parent.parent / "sanitize_test.py"
 
 
 def run(*args):
