@@ -223,10 +223,10 @@ CallReply RunnerProcess::go() {
 }
 
 std::string RunnerProcess::timed_out(const std::vector<std::string>& functions,
-                                     const std::string* hung_where, double waited_s) {
+                                     const std::string* hung_where) {
   char limit[32], probe[32];
   std::snprintf(limit, sizeof limit, "%g", options_.timeout_seconds);
-  std::snprintf(probe, sizeof probe, "%g", hung_where != nullptr ? waited_s : options_.probe_seconds);
+  std::snprintf(probe, sizeof probe, "%g", options_.probe_seconds);
   const std::string advice = options_.timeout_advice.empty() ? "" : " " + options_.timeout_advice;
   if (hung_where != nullptr) {
     return std::string(kDidNotFinish) + " a " + probe + " s probe: it already ran past the " +
@@ -234,11 +234,15 @@ std::string RunnerProcess::timed_out(const std::vector<std::string>& functions,
            " (an endless loop, or a kernel far too slow?), so it is not given the whole limit "
            "again" + advice;
   }
+  const bool probed = options_.probe_seconds > 0 && options_.probe_seconds < options_.timeout_seconds;
   const std::string where = options_.describe_where ? options_.describe_where() : "";
-  for (const std::string& function : functions) hung_.emplace(function, where);
+  if (probed) {
+    for (const std::string& function : functions) hung_.emplace(function, where);
+  }
   return std::string(kDidNotFinish) + " " + limit + " s: an endless loop, or a kernel far too " +
-         "slow?" + (functions.empty() ? "" : " Its later calls get a " + std::string(probe) +
-                                                 " s probe, not the whole limit again.") +
+         "slow?" + (probed && !functions.empty() ? " Its later calls get a " + std::string(probe) +
+                                                       " s probe, not the whole limit again."
+                                                 : "") +
          advice;
 }
 
@@ -252,14 +256,12 @@ CallReply RunnerProcess::exchange(const std::vector<char>& bytes, const std::vec
     const auto hung = hung_.find(function);
     if (hung != hung_.end()) hung_where = &hung->second;
   }
-  if (hung_where != nullptr && options_.probe_seconds > 0 && options_.probe_seconds < limit_s) {
-    limit_s = options_.probe_seconds;
-  }
+  if (hung_where != nullptr) limit_s = options_.probe_seconds;  // recorded only where shorter
   const int timeout_ms = limit_s > 0 ? static_cast<int>(limit_s * 1000) : -1;
   Packet packet;
   switch (channel_.receive(packet, timeout_ms, spin)) {
     case Channel::Received::kTimedOut:
-      return ended(CallReply::Process::kTimedOut, timed_out(functions, hung_where, limit_s));
+      return ended(CallReply::Process::kTimedOut, timed_out(functions, hung_where));
     case Channel::Received::kClosed:
       return ended(CallReply::Process::kCrashed, "");
     case Channel::Received::kPacket:

@@ -61,8 +61,8 @@ struct RunnerOptions {
   double start_timeout_seconds = 0;
   // A function that once ran past timeout_seconds gets only this long (a probe) in its later
   // calls: still running without a reply after it, it fails as before, at once. A kernel in an
-  // endless loop costs the whole limit once, not once per test.
-  double probe_seconds = 2;
+  // endless loop costs the whole limit once, not once per test. 0 = no probe: the whole limit.
+  double probe_seconds = 0;
   std::string timeout_advice;  // ends a timeout's message: "(to allow more time: ...)", or ""
   std::function<std::string()> describe_where;  // the test running now, for a probe's message
 };
@@ -103,8 +103,7 @@ class RunnerProcess {
   // `functions`: the student's functions the exchange runs (a call, a round's go), or none.
   CallReply exchange(const std::vector<char>& bytes, const std::vector<int>& fds, bool spin,
                      Message expected, const std::vector<std::string>& functions);
-  std::string timed_out(const std::vector<std::string>& functions, const std::string* hung_where,
-                        double waited_s);
+  std::string timed_out(const std::vector<std::string>& functions, const std::string* hung_where);
   CallReply ended(CallReply::Process how, const std::string& text);
 
   RunnerOptions options_;
