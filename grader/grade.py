@@ -19,11 +19,11 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
 import venv
 
 import toolchain  # noqa: E402  (grader/toolchain.py: meson's version, python3-venv, the CUDA toolkit)
+from runs.processes import interrupt_stops_everything, run_grouped  # noqa: E402  (Ctrl-C stops all)
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.path.join(ROOT, ".venv")
@@ -62,7 +62,7 @@ def ensure_tools(script=None):
             fail(why)
         print(f"Installing meson, ninja and numpy into {VENV} (once) ...", flush=True)
         venv.create(VENV, with_pip=True)
-    done = subprocess.run([venv_python, "-m", "pip", "install", "-q", "-r", REQUIREMENTS])
+    done = run_grouped([venv_python, "-m", "pip", "install", "-q", "-r", REQUIREMENTS])
     if done.returncode != 0:
         fail("pip could not install requirements.txt; install meson, ninja and numpy yourself")
     env = dict(os.environ, PATH=os.path.join(VENV, "bin") + os.pathsep + os.environ.get("PATH", ""))
@@ -71,7 +71,7 @@ def ensure_tools(script=None):
 
 def run(command, **kwargs):
     print("$ " + " ".join(command), flush=True)
-    return subprocess.run(command, cwd=ROOT, **kwargs).returncode
+    return run_grouped(command, cwd=ROOT, **kwargs).returncode
 
 
 def configure(build_dir, options):
@@ -174,6 +174,7 @@ def grade_labs(build_dir, labs, timeout_s):
 
 
 def main():
+    interrupt_stops_everything("grade.py")
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter,
                                      epilog=__doc__.split("\n\n", 1)[1])
@@ -241,7 +242,7 @@ def main():
     with open(os.path.join(results_dir, "run.json"), "w") as f:
         json.dump({"labs_run": labs, "all_labs": all_labs, "submission": submission}, f)
     report = [sys.executable, os.path.join(ROOT, "grader", "report.py"), build_dir]
-    code = subprocess.run(report, cwd=ROOT).returncode
+    code = run_grouped(report, cwd=ROOT).returncode
     if os.path.abspath(sys.executable).startswith(VENV + os.sep):
         print("meson, ninja and numpy are in .venv: run `source .venv/bin/activate` once in your "
               "shell and the commands the README and handouts give work as written.")

@@ -12,10 +12,10 @@ from the build's own record of its programs (meson introspect), not from its tes
 """
 import json
 import os
-import subprocess
 from dataclasses import dataclass, replace
 
-from runs import checker, runner, scoring
+from runs import checker, progress, runner, scoring
+from runs.processes import run_grouped
 
 SCHEMA = "gpu-histogram-workbook/results/v1"
 DEFAULT_TEST_TIMEOUT_S = 30  # well under a minute: every test of every lab takes seconds
@@ -32,7 +32,7 @@ class BuildTests:
 
 
 def introspect(build_dir, what):
-    done = subprocess.run(["meson", "introspect", build_dir, what], capture_output=True, text=True)
+    done = run_grouped(["meson", "introspect", build_dir, what], capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"meson introspect failed: {done.stderr.strip()[-500:]}")
     return json.loads(done.stdout)
@@ -86,8 +86,8 @@ def gate_checks(results_dir, labs):
 def points_table(command, env, cwd):
     """([(test, pass points, stretch points, kind, [tests its points need])] in run order,
     the headline {"test", "kernel"} or None)."""
-    done = subprocess.run(command + ["--grader-list-points"], capture_output=True, text=True,
-                          env=env, cwd=cwd, timeout=120)
+    done = run_grouped(command + ["--grader-list-points"], capture_output=True, text=True,
+                       env=env, cwd=cwd, timeout=120)
     if done.returncode != 0:
         raise RuntimeError(f"{command[0]} --grader-list-points failed ({done.returncode}): "
                            f"{(done.stdout + done.stderr)[-1000:]}")
@@ -112,12 +112,16 @@ def score_of(outcome, points, stretch):
 def run_lab(settings, timeout_s=DEFAULT_TEST_TIMEOUT_S):
     """Run one lab's checker (a checker.CheckerSettings) test by test; returns (results document,
     run output). The results file is this harness's to write (write_results), not the checker's."""
-    settings = replace(settings, test_timeout_s=timeout_s)  # its watchdog names the test
+    # The checker stops a call into the student's code after timeout_s, naming the function, and
+    # its message says how to allow more (grade.py's option).
+    settings = replace(settings, test_timeout_s=timeout_s, timeout_option="grade.py --timeout")
     command, env, cwd = settings.command(), dict(os.environ, **settings.environment()), os.getcwd()
     env.pop("GRADER_RESULTS", None)
     table, headline = points_table(command, env, cwd)
-    # The runner's kill comes a little after the watchdog's, which gives the clearer message.
-    result = runner.run_tests(command, [name for name, *_ in table], env, cwd, timeout_s + 10)
+    # The runner's kill comes a little after the checker's own (and its watchdog's), which give
+    # the clearer message.
+    result = runner.run_tests(command, [name for name, *_ in table], env, cwd, timeout_s + 10,
+                              progress=progress.LabProgress(settings.lab, len(table), timeout_s))
     tests = []
     for name, points, stretch, kind, needs in table:
         outcome = result.outcomes[name]

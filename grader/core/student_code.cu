@@ -1,11 +1,13 @@
 #include "grader/core/student_code.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <sstream>
 
 #include "grader/core/cuda_check.cuh"
 #include "grader/core/results.hpp"
 #include "grader/core/run_options.hpp"
+#include "grader/core/watchdog.hpp"
 #include "grader/remote/runner_counters.hpp"
 #ifdef CUDA_CPU_BACKEND
 #include "cpu_backend/control.hpp"
@@ -24,12 +26,10 @@ StudentCalls& pending() {
   return calls;
 }
 
-double timeout_seconds() {
-  const char* text = std::getenv("GRADER_TEST_TIMEOUT");
-  if (text == nullptr || *text == '\0') return 30;
-  char* end = nullptr;
-  const double value = std::strtod(text, &end);
-  return (*end == '\0' && value >= 0) ? value : 30;
+// The test running now, for a later probe's message ("it ran past the limit in ...").
+std::string current_test() {
+  const ::testing::TestInfo* info = ::testing::UnitTest::GetInstance()->current_test_info();
+  return info == nullptr ? "" : std::string(info->test_suite_name()) + "." + info->name();
 }
 
 std::vector<std::string> wrapper_from_environment() {
@@ -73,7 +73,12 @@ remote::RunnerProcess& student_runner() {
     remote::RunnerOptions options;
     options.program = run_options().runner_path;
     options.wrapper = wrapper_from_environment();
-    options.timeout_seconds = timeout_seconds();
+    options.timeout_seconds = test_timeout_seconds();
+    // A thirtieth of the limit, at least 1 s: a call that returns at once (an empty input) still
+    // does, and a limit raised for a slow tool (a sanitizer) raises the probe with it.
+    options.probe_seconds = std::max(1.0, options.timeout_seconds / 30);
+    options.timeout_advice = how_to_allow_more_time(options.timeout_seconds);
+    options.describe_where = current_test;
     if (const char* text = std::getenv("GRADER_RUNNER_START_TIMEOUT")) {
       options.start_timeout_seconds = std::strtod(text, nullptr);
     }

@@ -13,14 +13,6 @@ namespace {
 
 constexpr double kDefaultSeconds = 30;
 
-double limit_seconds() {
-  const char* text = std::getenv("GRADER_TEST_TIMEOUT");
-  if (text == nullptr || *text == '\0') return kDefaultSeconds;
-  char* end = nullptr;
-  const double value = std::strtod(text, &end);
-  return (*end == '\0' && value >= 0) ? value : kDefaultSeconds;
-}
-
 // Shared with the watching thread, and never freed: the thread outlives GoogleTest's listeners,
 // which are deleted at exit.
 struct WatchState {
@@ -43,9 +35,11 @@ void watch(WatchState* state) {
     }
     if (state->wake.wait_until(lock, state->deadline) == std::cv_status::timeout && state->armed &&
         std::chrono::steady_clock::now() >= state->deadline) {
+      const std::string advice = how_to_allow_more_time(state->limit);
       std::printf("\n[ watchdog ] %s still running after %g s: an endless loop, or a kernel far "
-                  "too slow? The grader stopped the program (GRADER_TEST_TIMEOUT=%g).\n",
-                  state->test.c_str(), state->limit, state->limit);
+                  "too slow? The grader stopped the program%s%s.\n",
+                  state->test.c_str(), state->limit + kWatchdogGraceSeconds,
+                  advice.empty() ? "" : " ", advice.c_str());
       std::fflush(stdout);
       std::_Exit(kWatchdogExitStatus);
     }
@@ -55,7 +49,7 @@ void watch(WatchState* state) {
 class Watchdog : public ::testing::EmptyTestEventListener {
  public:
   Watchdog() : state_(new WatchState) {
-    state_->limit = limit_seconds();
+    state_->limit = test_timeout_seconds();
     if (state_->limit > 0) std::thread(watch, state_).detach();
   }
 
@@ -64,7 +58,7 @@ class Watchdog : public ::testing::EmptyTestEventListener {
     state_->test = std::string(info.test_suite_name()) + "." + info.name();
     state_->deadline = std::chrono::steady_clock::now() +
                        std::chrono::duration_cast<std::chrono::steady_clock::duration>(
-                           std::chrono::duration<double>(state_->limit));
+                           std::chrono::duration<double>(state_->limit + kWatchdogGraceSeconds));
     state_->armed = true;
     state_->wake.notify_all();
   }
@@ -79,6 +73,27 @@ class Watchdog : public ::testing::EmptyTestEventListener {
 };
 
 }  // namespace
+
+double test_timeout_seconds() {
+  const char* text = std::getenv("GRADER_TEST_TIMEOUT");
+  if (text == nullptr || *text == '\0') return kDefaultSeconds;
+  char* end = nullptr;
+  const double value = std::strtod(text, &end);
+  return (*end == '\0' && value >= 0) ? value : kDefaultSeconds;
+}
+
+std::string how_to_allow_more_time(double seconds) {
+  char more[32];
+  std::snprintf(more, sizeof more, "%g", seconds > 0 ? 2 * seconds : 60);
+  const char* option = std::getenv("GRADER_TIMEOUT_OPTION");
+  if (option == nullptr) {
+    return std::string("(to allow more time: GRADER_TEST_TIMEOUT=") + more +
+           " meson test ...; meson's own limit on the whole program: meson test "
+           "--timeout-multiplier)";
+  }
+  if (*option == '\0') return "";
+  return std::string("(to allow more time: ") + option + " " + more + ")";
+}
 
 ::testing::TestEventListener* new_watchdog_listener() { return new Watchdog(); }
 

@@ -198,7 +198,7 @@ CallReply RunnerProcess::call(const EncodedCall& call, const std::vector<const S
   out.bytes() = header(Message::kCall, 1, schedule_seed, regions, fds);
   out.put_string(call.function);
   out.put_bytes(call.arguments);
-  return exchange(out.bytes(), fds, false, Message::kReply);
+  return exchange(out.bytes(), fds, false, Message::kReply, {call.function});
 }
 
 CallReply RunnerProcess::prepare(const std::vector<EncodedCall>& calls,
@@ -208,29 +208,61 @@ CallReply RunnerProcess::prepare(const std::vector<EncodedCall>& calls,
   std::vector<int> fds;
   Writer out;
   out.bytes() = header(Message::kRound, static_cast<std::uint32_t>(calls.size()), kKeepSchedule, regions, fds);
+  round_functions_.clear();
   for (const EncodedCall& call : calls) {
     out.put_string(call.function);
     out.put_bytes(call.arguments);
+    round_functions_.push_back(call.function);
   }
-  return exchange(out.bytes(), fds, false, Message::kReady);
+  return exchange(out.bytes(), fds, false, Message::kReady, {});  // maps buffers, runs nothing
 }
 
 CallReply RunnerProcess::go() {
   Writer out;
   out.put(Message::kGo);
-  return exchange(out.bytes(), {}, true, Message::kReply);
+  return exchange(out.bytes(), {}, true, Message::kReply, round_functions_);
+}
+
+std::string RunnerProcess::timed_out(const std::vector<std::string>& functions,
+                                     const std::string* hung_where) {
+  char limit[32], probe[32];
+  std::snprintf(limit, sizeof limit, "%g", options_.timeout_seconds);
+  std::snprintf(probe, sizeof probe, "%g", options_.probe_seconds);
+  const std::string advice = options_.timeout_advice.empty() ? "" : " " + options_.timeout_advice;
+  if (hung_where != nullptr) {
+    return std::string(kDidNotFinish) + " a " + probe + " s probe: it already ran past the " +
+           limit + " s limit" + (hung_where->empty() ? "" : " in " + *hung_where) +
+           " (an endless loop, or a kernel far too slow?), so it is not given the whole limit "
+           "again" + advice;
+  }
+  const bool probed = options_.probe_seconds > 0 && options_.probe_seconds < options_.timeout_seconds;
+  const std::string where = options_.describe_where ? options_.describe_where() : "";
+  if (probed) {
+    for (const std::string& function : functions) hung_.emplace(function, where);
+  }
+  return std::string(kDidNotFinish) + " " + limit + " s: an endless loop, or a kernel far too " +
+         "slow?" + (probed && !functions.empty() ? " Its later calls get a " + std::string(probe) +
+                                                       " s probe, not the whole limit again."
+                                                 : "") +
+         advice;
 }
 
 CallReply RunnerProcess::exchange(const std::vector<char>& bytes, const std::vector<int>& fds,
-                                  bool spin, Message expected) {
+                                  bool spin, Message expected,
+                                  const std::vector<std::string>& functions) {
   if (!channel_.send(bytes, fds)) return ended(CallReply::Process::kCrashed, "");
-  const int timeout_ms = options_.timeout_seconds > 0 ? static_cast<int>(options_.timeout_seconds * 1000) : -1;
+  double limit_s = options_.timeout_seconds;
+  const std::string* hung_where = nullptr;
+  for (const std::string& function : functions) {
+    const auto hung = hung_.find(function);
+    if (hung != hung_.end()) hung_where = &hung->second;
+  }
+  if (hung_where != nullptr) limit_s = options_.probe_seconds;  // recorded only where shorter
+  const int timeout_ms = limit_s > 0 ? static_cast<int>(limit_s * 1000) : -1;
   Packet packet;
   switch (channel_.receive(packet, timeout_ms, spin)) {
     case Channel::Received::kTimedOut:
-      return ended(CallReply::Process::kTimedOut,
-                   "did not finish within " + std::to_string(static_cast<int>(options_.timeout_seconds)) +
-                       " s (GRADER_TEST_TIMEOUT): an endless loop, or a kernel far too slow?");
+      return ended(CallReply::Process::kTimedOut, timed_out(functions, hung_where));
     case Channel::Received::kClosed:
       return ended(CallReply::Process::kCrashed, "");
     case Channel::Received::kPacket:

@@ -5,6 +5,8 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -48,6 +50,8 @@ std::string describe_exit(int status, bool wrapped);
 
 // How a runner that never reached main() is described (grader/runs/runner.py looks for it).
 inline constexpr const char* kNeverStarted = "never started";
+// How a call that ran past its limit (or its probe) is described (grader/runs/runner.py too).
+inline constexpr const char* kDidNotFinish = "did not finish within";
 
 struct RunnerOptions {
   std::string program;               // the runner executable
@@ -56,6 +60,12 @@ struct RunnerOptions {
   // For the runner's main() to say it started (a kReady): code run before main() that hangs ends
   // there, as "never started". 0 = timeout_seconds.
   double start_timeout_seconds = 0;
+  // A function that once ran past timeout_seconds gets only this long (a probe) in its later
+  // calls: still running without a reply after it, it fails as before, at once. A kernel in an
+  // endless loop costs the whole limit once, not once per test. 0 = no probe: the whole limit.
+  double probe_seconds = 0;
+  std::string timeout_advice;  // ends a timeout's message: "(to allow more time: ...)", or ""
+  std::function<std::string()> describe_where;  // the test running now, for a probe's message
 };
 
 class RunnerProcess {
@@ -91,14 +101,18 @@ class RunnerProcess {
   CallReply start_if_needed();
   std::vector<char> header(Message kind, std::uint32_t count, std::uint64_t schedule_seed,
                            const std::vector<const SharedRegion*>& regions, std::vector<int>& fds);
+  // `functions`: the student's functions the exchange runs (a call, a round's go), or none.
   CallReply exchange(const std::vector<char>& bytes, const std::vector<int>& fds, bool spin,
-                     Message expected);
+                     Message expected, const std::vector<std::string>& functions);
+  std::string timed_out(const std::vector<std::string>& functions, const std::string* hung_where);
   CallReply ended(CallReply::Process how, const std::string& text);
 
   RunnerOptions options_;
   pid_t pid_ = -1;
   Channel channel_;
   std::set<std::uint64_t> mapped_;  // region ids this runner instance has mapped
+  std::vector<std::string> round_functions_;  // those prepare() sent, for go()
+  std::map<std::string, std::string> hung_;   // function -> where it ran past timeout_seconds
   std::string failed_exit_;
 };
 

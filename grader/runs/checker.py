@@ -26,6 +26,7 @@ class CheckerSettings:
     small_inputs: bool = False     # GRADER_SMALL_INPUTS: sanitizer runs' small sizes
     runner_wrapper: tuple = ()     # GRADER_RUNNER_WRAPPER: what the runner is started under
     runner_start_timeout_s: float = 0.0  # GRADER_RUNNER_START_TIMEOUT: for main() (0 = the test's)
+    timeout_option: str = ""       # GRADER_TIMEOUT_OPTION: how to allow more time ("" = no advice)
 
     def command(self):
         return [self.checker]
@@ -33,7 +34,8 @@ class CheckerSettings:
     def environment(self):
         env = {"GRADER_LAB": self.lab, "GRADER_RUNNER": self.runner,
                "GRADER_YARDSTICK_RUNNER": self.yardstick_runner, "GRADER_DATA": self.data,
-               "GRADER_TEST_TIMEOUT": f"{self.test_timeout_s:g}"}
+               "GRADER_TEST_TIMEOUT": f"{self.test_timeout_s:g}",
+               "GRADER_TIMEOUT_OPTION": self.timeout_option}
         if self.submission:
             env["GRADER_SUBMISSION"] = self.submission
         if self.results:

@@ -4,7 +4,9 @@ The verdicts come through a private channel (grader/core/results_channel.cpp): a
 carry a per-run key that only the grader's listener knows, so what the submission prints, and the
 exit status, count for nothing. The runner also keeps one submission's faults to itself:
 
-- a test that does not finish within the per-test timeout is killed and reported as a hang;
+- a test that does not finish within the per-test timeout is killed and reported as a hang (a
+  checker given a limit of its own, as grade.py's is, stops the call first, names the function,
+  and gives that function's later calls only a short probe: one hang costs the limit once);
 - a crash (a signal, an exit() in the middle of a test) fails the test that was running;
 - a sticky CUDA error (illegal address, launch failure) fails its test, and the process is
   stopped, since every later GPU call in it would fail too;
@@ -21,10 +23,10 @@ import secrets
 import selectors
 import signal
 import subprocess
-import threading
 import time
 from dataclasses import dataclass, field
 
+from runs.processes import REGISTRY, STOP, kill_group  # noqa: F401  (the batch stops them)
 from runs.unfair_timing import retry_unfair_timings
 
 OUTPUT_HEAD_BYTES = 48 * 1024   # of each attempt's output, the first ...
@@ -33,6 +35,7 @@ MAX_CHANNEL_LINE = 1 << 20
 KILL_GRACE_S = 0.5
 WATCHDOG_EXIT = 124  # grader/core/watchdog.hpp: a test overstayed GRADER_TEST_TIMEOUT
 NEVER_STARTED = "the process running your code never started"  # the checker's words (kNeverStarted)
+TIMED_OUT = "the process running your code did not finish within"  # the checker's (kDidNotFinish)
 
 # CUDA errors after which the context is unusable: every later call in the process fails too.
 STICKY_ERRORS = re.compile(
@@ -72,39 +75,6 @@ class RunResult:
     hello: dict = field(default_factory=dict)
     forged_lines: int = 0
     forged_samples: list = field(default_factory=list)
-
-
-class ProcessRegistry:
-    """The process groups running now, so an interrupted batch can stop them all."""
-
-    def __init__(self):
-        self._lock = threading.Lock()
-        self._groups = set()
-
-    def add(self, pgid):
-        with self._lock:
-            self._groups.add(pgid)
-
-    def remove(self, pgid):
-        with self._lock:
-            self._groups.discard(pgid)
-
-    def kill_all(self):
-        with self._lock:
-            groups = list(self._groups)
-        for pgid in groups:
-            kill_group(pgid)
-
-
-REGISTRY = ProcessRegistry()
-STOP = threading.Event()  # set when the batch is interrupted: start no new process
-
-
-def kill_group(pgid):
-    try:
-        os.killpg(pgid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 class CappedOutput:
@@ -181,9 +151,10 @@ def outcome_from_event(event):
 
 
 def run_attempt(command, tests, env, cwd, timeout, user, result, deadline_total, seed=None,
-                wrap=None):
+                wrap=None, progress=None):
     """One process over `tests`; fills result.outcomes; returns the Attempt. `wrap` turns the
-    program's command line into the sandboxed one; `seed` (the hidden one) goes in the key pipe."""
+    program's command line into the sandboxed one; `seed` (the hidden one) goes in the key pipe;
+    `progress` (a progress.LabProgress) hears of the wait and of each test stopped for time."""
     key = secrets.token_hex(24)
     key_read, key_write = os.pipe()
     chan_read, chan_write = os.pipe()
@@ -250,6 +221,10 @@ def run_attempt(command, tests, env, cwd, timeout, user, result, deadline_total,
             deadline = now + timeout
         elif kind == "end":
             outcome = outcome_from_event(event)
+            if outcome.status == "failed" and TIMED_OUT in outcome.message:
+                outcome.fault = "timeout"  # the checker stopped a call into the code for time
+                if progress:
+                    progress.timed_out(outcome)
             if outcome.name in tests and outcome.name not in result.outcomes:
                 result.outcomes[outcome.name] = outcome
             current = None
@@ -264,6 +239,8 @@ def run_attempt(command, tests, env, cwd, timeout, user, result, deadline_total,
 
     while open_fds:
         now = time.monotonic()
+        if progress:
+            progress.tick(len(result.outcomes), current)
         if exited_at is None and process.poll() is not None:
             exited_at = now
         if exited_at is not None and now - exited_at > KILL_GRACE_S:
@@ -345,10 +322,13 @@ def run_attempt(command, tests, env, cwd, timeout, user, result, deadline_total,
         message = why + (("\nlast lines of output:\n" + tail) if tail and fault != "timeout" else "")
         result.outcomes[current] = TestOutcome(name=current, status="failed", message=message,
                                                fault=fault)
+        if progress and fault == "timeout":
+            progress.timed_out(result.outcomes[current])
     return attempt
 
 
-def run_tests(command, tests, env, cwd, timeout, user=None, budget_s=None, seed=None, wrap=None):
+def run_tests(command, tests, env, cwd, timeout, user=None, budget_s=None, seed=None, wrap=None,
+              progress=None):
     """Every test of `tests` ends with an outcome: its verdict, or the fault that stopped it."""
     result = RunResult()
     remaining = list(tests)
@@ -362,7 +342,7 @@ def run_tests(command, tests, env, cwd, timeout, user=None, budget_s=None, seed=
             break
         before = len(result.outcomes)
         attempt = run_attempt(command, remaining, env, cwd, timeout, user, result, deadline_total,
-                              seed=seed, wrap=wrap)
+                              seed=seed, wrap=wrap, progress=progress)
         result.attempts.append(attempt)
         remaining = [name for name in remaining if name not in result.outcomes]
         if remaining and NEVER_STARTED in attempt.reason:
@@ -378,7 +358,8 @@ def run_tests(command, tests, env, cwd, timeout, user=None, budget_s=None, seed=
             remaining = []
     if not STOP.is_set():
         retry_unfair_timings(result, lambda names: run_attempt(command, names, env, cwd, timeout, user,
-                                                               result, deadline_total, seed=seed, wrap=wrap))
+                                                               result, deadline_total, seed=seed, wrap=wrap,
+                                                               progress=progress))
     return result
 
 
