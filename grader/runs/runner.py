@@ -103,9 +103,6 @@ class CappedOutput:
         gap = f"\n[... {self.dropped} bytes of output dropped ...]\n" if self.dropped else ""
         return head + gap + self.tail.decode("utf-8", "replace")
 
-    def last_lines(self, count):
-        return "\n".join(self.text().rstrip().splitlines()[-count:])
-
 
 def describe_signal(number):
     try:
