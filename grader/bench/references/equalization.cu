@@ -1,20 +1,8 @@
 // Histogram equalization of 8-bit pixels: lab 06 (handout 06), then v2; v3 and v4, one launch
-// each, in equalization_fused.cu.
-//   v1 four stages  the byte histogram (bytes v2), a one-block exclusive scan into the CDF, a
-//                   one-block lookup table, the remap (table in shared memory, four pixels a load):
-//                   four launches and a memset, 53 % of the image's copy bandwidth (H100)
-//   v2 two launches bytes v3 whose last block to finish scans the 256 bins and builds the table
-//                   (no launch of their own), then a remap with sixteen pixels a load and store,
-//                   one copy of the table per lane (a warp's 32 lookups hit 32 banks, where v1's
-//                   hit about 4 to the busiest bank), walking the image backwards so that it first
-//                   reads what the histogram read last, which may still be in L2, and storing with
-//                   evict-first so the output does not push it out
-// The bound (why not 80 % of a copy): the table needs every pixel counted before any is remapped,
-// so an image larger than the chip's caches is read twice and written once, 3/2 of a copy's
-// traffic: at most 67 % of the copy bandwidth, plus what the second read finds in L2 (up to 50 MB
-// of the 134 MB image here). Measured on an H100 80GB HBM3 (driver 580.159.04, 2026-11-23): v1
-// 52.4-52.9 % of copy, v2 61.3-61.6 % (its remap alone 92.2-93.4 %, v1's 78.9-79.4 %); on an
-// H200 (same driver and date) v1 48.1-48.8 %, v2 59.1-60.1 % (remap alone 89.5-90.2 %).
+// each, in equalization_fused.cu. The table needs every pixel counted before any is remapped, so a
+// large image is read twice and written once. Figures and the bound: grader/bench/NOTES.md.
+//   v1 four stages   byte histogram, one-block CDF scan, one-block table, remap: four launches
+//   v2 two launches  the histogram's last block builds the table; remap 16 pixels a load, backwards
 #include <cstdint>
 
 #include "grader/bench/references/byte_counting.cuh"

@@ -1,31 +1,7 @@
 // Histogram equalization in one cooperative launch: v3 and v4, after equalization.cu's v1 and v2.
-//   v3 one launch   v2 in one cooperative kernel: each block keeps a chunk of the image (what
-//                   shared memory leaves beside the table: 79 KiB on an H100, 15 % of the image
-//                   over 264 blocks) from the count to the remap, so that chunk is read once; a
-//                   grid-wide barrier between the passes, then every block builds the table itself
-//   v4 registers    v3 with one block an SM, whose chunk then takes what the SM's shared memory
-//                   leaves beside the table (193 KiB), and six vectors a thread kept in registers
-//                   (96 KiB an SM): 29 % of the image read once
-// Measured (driver 580.159.04, % of the image's copy bandwidth): v3 (2026-11-24, three runs on the
-// H100 80GB HBM3, one on the H200) H100 65.1-66.0 % against v2's 61.1-61.8 % in the same runs;
-// H200 62.0-63.5 % against 59.9-60.5 %.
-// Tried after v3, not kept (H100, 2026-11-24, two runs, v3 65.2-66.2 % in the same runs): the count
-// reading all but the image's last 16, 24, 32, 40, 48, 56 or 64 MB evict-first and the remap reading
-// evict-first, so that L2 keeps the end it re-reads first: 64.2-66.3 %, no gain; that end marked
-// evict-last instead: 60.2-61.7 %, and the rows measured after it ran slower too (evict-last lines
-// outlive the flush between runs); every load evict-first: 62.0-62.6 %.
-// v4 (2026-11-24, one run on each GPU): H100 68.2-68.3 % of copy against v3's 65.2-66.3 % in the
-// same run, H200 63.7-64.8 % against 60.9-62.4 %. Its steps (H100, one run, v3 65.2-66.3 %): one
-// block an SM with the larger chunk alone 65.7-65.8 %; then 2, 4 and 6 vectors a thread in
-// registers 66.6-66.8, 67.4-67.8 and 68.0-68.2 % (six take the 64 registers 1024 threads may have).
-// Against its own traffic (the image read 1.71 times and written once, fused_held_bytes), v4 ran at
-// 91.6-92.9 % of the copy bandwidth on the H100 and 86.4-88.1 % on the H200 (2026-11-24, three
-// runs each, the benchmark's "own traffic's roofline" target).
-// Tried after v4 (H200, 2026-11-24 13:21 UTC, two runs, v4 64.9-65.5 % of a copy in the same runs):
-// the rest counted before the registers are loaded 64.8-65.8 %; then the chunk copied into shared
-// memory asynchronously (cp.async) at the start, so more bytes are in flight while the rest is
-// counted, 61.8-62.3 %; with the rest counted 4 or 6 vectors deep 60.2-60.8 %, and the remap 2 or 3
-// vectors ahead 61.5-62.3 %. Bytes in flight are not what v4 lacks on the H200.
+// Figures and what was tried: grader/bench/NOTES.md, "equalization_fused.cu".
+//   v3 one launch  each block keeps a chunk in shared memory from count to remap: read once
+//   v4 registers   one block an SM (a larger chunk) and six vectors a thread kept in registers
 #include <cooperative_groups.h>
 
 #include <algorithm>

@@ -4,8 +4,7 @@
 // launch: the GPU takes it while the histogram still runs, and it waits on the chip
 // (griddepcontrol.wait) instead of behind a launch; older GPUs launch it in stream order.
 // Used by histogram_4096.cu v3, where it also caps the bins (a launch v1 needs anyway). In place
-// of a memset alone it does not pay: on an H100 (driver 580.159.04, 2026-11-23) bytes v3 and
-// letters v2 with a finisher instead of their memset ran 1-2 % slower.
+// of a memset alone it does not pay (grader/bench/NOTES.md, "finish_bins.cuh").
 #pragma once
 #include <cuda_runtime.h>
 

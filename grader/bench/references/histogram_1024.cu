@@ -5,6 +5,7 @@
 //   v4 global ILP          four loads into registers before their four atomics (lab 02)
 //   v5 shared slices       private bins in shared memory per block, merged once: cheap atomics
 //   v6 shared grid-stride  v5 with the grid walking together, two 16-byte loads per trip
+// Figures: handouts/benchmark.md (the benchmark's runs); notes: grader/bench/NOTES.md.
 #include <cstdint>
 
 #include "grader/bench/references/references.cuh"

@@ -1,20 +1,8 @@
 // 256 bins of bytes: lab 03 (b) (handout 03), then lab 06's stage 1 (handout 06), then v3.
-//   v1 thread per bin  blocks of 256 threads, thread t zeroes and merges bin t; one byte per thread
-//                      per step: 12 % of the read bandwidth (H100), the loads are too small
-//   v2 bank copies     sixteen bytes per load, two loads per trip; 32 copies of the bins, lane l's
-//                      in bank l, so no two lanes of a warp wait on one bank: 91 % (H100), 83 % (H200)
-//   v3 prefetch        v2 whose next trip's loads are issued before this trip's atomics (32 bytes
-//                      always in flight per thread, where v2 had none while counting), first loads
-//                      before the zeroing, 2 x 1024 threads per SM (half v2's blocks: half the
-//                      zeroing and merging), a 4-way merge on every thread (byte_counting.cuh)
-// Measured on an H100 80GB HBM3 (driver 580.159.04, 2026-11-23): v2 90.4 / 91.1 / 92.2 % of read
-// (uniform / normal / all equal), v3 94.7 / 95.6 / 96.2 % (1.42 / 1.27 / 1.12x CUB); on an H200
-// (same driver and date) v2 84.5 / 84.2 / 82.7 %, v3 91.9 / 90.0 / 92.8 % (1.89 / 1.67 / 1.21x CUB),
-// and over two later runs 88.8-92.2 / 90.2-93.8 / 89.6-90.5 %.
-// What bounds v3 (an estimate, not measured): one shared-memory atomic per byte. If a bank does a
-// read and a write per atomic, an SM counts at most 16 bytes a clock: 132 SMs at 1.98 GHz, 4.2 TB/s,
-// the H200's read bandwidth (v2 counted 13 a clock there), so on the H200 the atomics, not the
-// memory, set the pace; the H100 (3.0 TB/s) has room.
+// Figures and what bounds v3: grader/bench/NOTES.md, "histogram_bytes.cu".
+//   v1 thread per bin  blocks of 256 threads, thread t owns bin t; one byte a load: loads too small
+//   v2 bank copies     16 bytes a load; 32 copies of the bins, lane l's in bank l: no conflicts
+//   v3 prefetch        next trip's loads issued before this trip's atomics: always 32 B in flight
 #include <cstdint>
 #include <stdexcept>
 

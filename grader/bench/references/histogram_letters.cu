@@ -1,22 +1,7 @@
 // 7 bins of letters ('a'..'z', four letters a bin; every other byte ignored): lab 03 (d), then v2.
-//   v1 shared      7 private bins per block, one byte per thread per step, a shared atomic per
-//                  letter: 21 % of the read bandwidth (H100); all-equal text sends every lane of
-//                  every warp to one address
-//   v2 registers   no atomic per byte: each byte's increment (1 in its bin's 4-bit field, 0 for a
-//                  non-letter) is read from a table in shared memory, one copy per lane (no bank
-//                  conflicts), and added into registers. Sixteen bytes a load, the next load issued
-//                  before this one is counted; 4-bit fields are folded into 8-bit ones every 16
-//                  bytes, those into shared counters every 240. The table's rows are 256 bytes
-//                  (64 KiB: a byte's row offset in one byte permute), or 128 (32 KiB, a shift and
-//                  an and-or) where a block cannot have 64 KiB (sm_75)
-// Measured on an H100 80GB HBM3 (driver 580.159.04, 2026-11-23): v1 21.3 / 21.3 / 21.8 % of read
-// (uniform / normal / all equal), v2 96.0 / 95.8 / 96.5 %; on an H200 (same driver and date) v2
-// 92.5 / 89.9 / 89.2 %, and 89.5 to 93.0 % on each input over three later runs: at 90 % give or take
-// the run. Asking L2 for the vector after the next as well (prefetch.global.L2, no register) made
-// it slower: 95.1-95.4 % on the H100, 82.0-84.5 % on the H200.
-// v2's cost per byte (estimated from its SASS, not measured): a byte permute for the table offset,
-// a shared load (a warp's 32 hit 32 banks), half an add, half a fold: about 2 integer instructions
-// a byte, half what 132 SMs can issue at the H200's read bandwidth, so the memory sets the pace.
+// Figures and what was tried: grader/bench/NOTES.md, "histogram_letters.cu".
+//   v1 shared     7 private bins a block, a shared atomic per letter (all-equal text: one address)
+//   v2 registers  no atomic per byte: increments looked up in a per-lane table, summed in registers
 #include <cstdint>
 #include <stdexcept>
 

@@ -4,6 +4,7 @@
 //   v2 banks    the count in a register: a broadcast read, a compare, an add, no branch
 //   v3 banks2   2 bins per thread: each broadcast read feeds two compares
 //   v4 banks4   4 bins per thread: four compares per read, a quarter of the threads
+// Figures: handouts/benchmark.md (the benchmark's runs); notes: grader/bench/NOTES.md.
 #include <stdexcept>
 #include <string>
 

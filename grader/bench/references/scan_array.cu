@@ -1,22 +1,8 @@
 // Inclusive scans of a whole int32 array: lab 05 v5 and v6 (handout 05); the faster single passes
-// that follow them, v7 to v11, are in scan_wide_rows.cu.
-//   v5 multi-block   three passes: each tile's total, one block scans the totals, each tile scanned
-//                    again from its offset (reads the input twice: at best 2/3 of a copy)
-//   v6 single pass   tiles taken in order from a counter; each publishes its total, then looks back
-//                    over its predecessors' states for its prefix (decoupled look-back); tiles staged
-//                    through shared memory so a thread scans 16 consecutive elements: 0.95x CUB
-// Measured on an H100 80GB HBM3 (driver 580.159.04, 2026-11-23, 2^25 int32): v6 0.94-0.97x CUB,
-// 74.5-75.4 % of a device copy (CUB 77.7-79.1 %); on an H200 (same driver and date) 0.95x. Tried
-// after v6, each slower than v6 in the same run:
-//   persistent blocks, the next tile copied in (cp.async) while this one is stored   59.4 %
-//     (two blocks of 512 an SM: half v6's occupancy)
-//   states tagged with the call's number instead of a memset launch                   69.6 %
-//   the same, each thread loading its 16 elements directly (no staging)               52.8-54.0 %
-//   each warp staging its own 512 elements (__syncwarp instead of two barriers)       66.6 %
-//   blocks of 256 or 128 (tiles of 4096 or 2048 elements)                            73.5, 72.1 %
-//   the look-back's polls spaced by __nanosleep (32 to 400 ns, doubling)              no gain
-// ncu (H100, handouts/figures/bench/h100_profile.csv): v6's warps wait mostly at barriers, 49
-// cycles per issued instruction; DRAM at 61 % of its peak.
+// that follow them, v7 to v11, are in scan_wide_rows.cu. Figures and what was tried after v6:
+// grader/bench/NOTES.md, "scan_array.cu".
+//   v5 multi-block  three passes (totals, their scan, each tile again): reads the input twice
+//   v6 single pass  tiles from a counter, decoupled look-back, rows staged through shared memory
 #include "grader/bench/references/references.cuh"
 #include "grader/bench/references/scan_common.cuh"
 

@@ -5,6 +5,7 @@
 //   v2 Blelloch         up-sweep then down-sweep: O(n) additions instead of O(n log n)
 //   v3 Blelloch padded  v2 with a padding slot every 32 elements: strided steps hit distinct banks
 //   v4 warp shuffle     registers instead of shared memory: warp scans with __shfl_up_sync
+// Figures: handouts/benchmark.md (the benchmark's runs); notes: grader/bench/NOTES.md.
 #include "grader/bench/references/references.cuh"
 #include "grader/bench/references/scan_common.cuh"
 

@@ -1,77 +1,12 @@
-// The whole-array single pass after lab 05's v6 (scan_array.cu): v7 to v11, each one change.
-//   v7 wide rows      v6 with blocks of 128 threads, 48 consecutive elements each (tiles of 6144):
-//                     a quarter of the warps meet at each barrier while warp 0 looks back, and each
-//                     thread has 12 loads in flight
-//   v8 tagged states  v7 without the memset launch before each call: each state carries the number
-//                     of the call that wrote it
-//   v9 launch order   v8 with tiles numbered by blockIdx.x instead of a ticket, so a block's loads
-//                     no longer wait for an atomic's round trip. Like CUB's scan, it relies on the
-//                     GPU starting blocks in index order, which the CUDA programming model does not
-//                     promise: a block then waits only for blocks that already started (lab 05 asks
-//                     why its v6 takes tickets). Each thread's scanned row waits in shared memory
-//                     during the look-back, which keeps v8's 64 registers (72 with the row kept in
-//                     registers: 7 blocks an SM instead of 8)
-//   v10 wide tiles    v9 with 64 elements a thread (tiles of 8192): a quarter fewer tiles, so a
-//                     quarter fewer look-backs for the same data; 80 registers and 34 KiB of shared
-//                     memory, 6 blocks an SM
-//   v11 split tile    v10's tile doubled, its second half held in registers through the
-//                     look-back: registers idle while warp 0 waits hold data, and each SM holds 5
-//                     tiles of 64 KiB instead of 6 of 32 KiB
-// Measured on an H100 80GB HBM3 (driver 580.159.04, 2026-11-23, 2^25 int32): v7 0.996-1.01x CUB,
-// 78.8-79.1 % of a device copy (CUB 77.7-79.1 %). On an H200 (same driver and date) v7 1.01x CUB
-// (70.9 % of a copy; CUB 70.3 %). v8 against v7 in the same runs: H100 1.03x CUB where v7 was
-// 1.01x; H200 1.04x and 1.02x where v7 was 1.01x and 0.98x. v7's threads x elements a thread, each
-// in one run beside CUB (H100): 128 x 32 0.95x, 128 x 48 1.00x, 128 x 64 1.00x, 128 x 80 0.98x,
-// 64 x 64 0.97x, 64 x 96 0.99x, 96 x 64 0.97x, 160 x 48 0.99x, 192 x 48 0.98x, 256 x 24 0.92x,
-// 256 x 32 0.95x. Tried after v8 (H100, 2026-11-24, three runs each, % of a copy, v8 79.5-80.3 %
-// in the same runs):
-//   whole tiles loaded and stored with evict-first hints (__ldcs, __stcs)             67.9-68.4 %
-//   loads through the read-only path (__ldg)                                          66.8-67.3 %
-//   loads with a 256-byte L2 prefetch (ld.global.nc.L2::256B)                          65.3-65.8 %
-//     (the SASS of both shows each load issued just before its shared store: one 16-byte load
-//     in flight a thread, where v8's plain loads are all twelve issued first)
-//   the same two with the twelve loads written first into registers         79.0-79.4, 78.2-79.0 %
-// Where the last fifth goes (H100, 2026-11-24, scratch kernels timed in turn with a
-// cudaMemcpyAsync, medians of 40 to 60; v8's shape with its rows parked as in v9, 64 registers as
-// v8, ran at 79.4-80.3 % of the copy): the same kernel with the look-back taken out (each tile
-// scanned from 0, a wrong result) runs at 97-100 %, so the look-back costs the rest. Each tile
-// timed by %globaltimer: its loads took 4.8 us (median; 7.8 at the 90th percentile), its
-// look-back 7.9 us, about 8 polls of the states of about 1 us each. The last of a tile's
-// predecessors published its total 4.1 us (median) after the tile did; 91 % of the tiles resolved
-// right after the tile where they found a prefix (65 back, median) published it; the SMs' median
-// load times ranged from 3.4 to 6.8 us. Tiles by blockIdx.x: 82.8-83.3 % (80.2-82.2 with the rows
-// held in registers); 64 elements a thread on top: 85.1-85.2 % (40 or 56: 83.2-84.0; 64 threads x
-// 96: 81.7-81.8; 256 x 32: 82.9-83.3; 256 x 24: 76.7-77.0). Fewer tiles resident, fewer waits
-// hidden (blocks an SM cut by unused shared memory, same run): v10 6 blocks 84.7-84.9 %, 4 blocks
-// 78.9-79.3, 3 blocks 73.1-73.2; v9 8 blocks 82.9-83.1, 6 blocks 80.0-80.6, 4 blocks 72.8-73.0;
-// 128 x 80, 5 blocks an SM: 85.0-85.2. Hence v11, whose halves of 64 and 64 elements a thread
-// (5 blocks an SM) ran at 86.5-87.1 % in the same scratch runs, and 86.6-86.7 with halves of 64
-// and 48 (6 blocks an SM); on an H200 78.1-79.1 and 78.8 % where v10's shape ran at 76.4 %. Written
-// as one loop over its two halves, v11 ran no faster than v10 (83.4-84.1 %, 96 registers both
-// ways); written straight, as below, 86.9-87.2 %. In the benchmark (2026-11-24, H100 08:07, H200
-// 08:09 UTC), % of a copy: v9 82.8 and 74.7, v10 84.1 and 75.1, v11 85.6 (1.10x CUB) and 78.8
-// (1.12x CUB).
-// Tried, each slower than v9 or v10:
-//   polls reading 4 to 16 states a lane (128 to 512 tiles a round trip)                63-78 %
-//   a two-level look-back (each group of 32 tiles also publishes its sum and prefix)  78.2-81.0 %
-//   persistent blocks, the next tile copied in (cp.async) before the look-back         48-61 %
-//   each tile summed by one block and scanned, from L2, by a block launched later     47-70 %
-//   tiles copied in by cp.async, rows scanned in place: 9 or 13 blocks an SM           75-79 %
-// Tried after v11 (2026-11-24, 13:06-13:19 UTC, scratch kernels timed in turn with a
-// cudaMemcpyAsync, medians of 60 to 100; % of that copy, H100 / H200; v11 85.6-86.1 / 78.6-80.1):
-//   v11 with no look-back at all (each tile scanned from 0, a wrong result)   88.0-91.9 / 84.6-86.5
-//   v9's shape with no look-back (H200) 98.0-98.9, with it 75.0-75.4; v10's 97.5-98.1 and 76.0-76.9
-//   so v11 hides the wait for its predecessors at the cost of streaming: on the H200 the look-back
-//   costs v9 and v10 over 20 points, and v11's shape without one stays under 90 %.
-//   clusters of 2, 4 or 8 tiles sharing one look-back (distributed shared memory)
-//                                                                             82.7-84.5 / 75.4-77.4
-//   persistent blocks, six tiles of 32 KiB each in flight by bulk copies (TMA), tiles dealt in
-//     turn: with no look-back (H200) 78.6-84.1; with it 30.0-60.7 (each round waits for its
-//     slowest SM)
-//   polls of 2, 4 or 8 states a lane, a ready state never read again (H200): v10 72.1-74.8 where
-//     one a lane ran 75.1-75.6, v11 74.4-76.8 where one ran 79.5-80.1: the wait is for loads, not
-//     for the walk back
-//   whole tiles with no guard, the partial last tile on its own path (H200)              74.3-78.8
+// The whole-array single pass after lab 05's v6 (scan_array.cu): v7 to v11, each one change. From
+// v9 on, the scan relies, as CUB's does, on the GPU starting blocks in index order, which the CUDA
+// programming model does not promise (lab 05 asks why its v6 takes tickets). Figures, shapes, where
+// the time goes and what was tried: grader/bench/NOTES.md, "scan_wide_rows.cu".
+//   v7 wide rows      128 threads x 48 elements: fewer warps wait at barriers, 12 loads in flight
+//   v8 tagged states  each state carries its call's number: no memset launch before each call
+//   v9 launch order   tiles by blockIdx.x, not a ticket: loads wait for no atomic's round trip
+//   v10 wide tiles    64 elements a thread: a quarter fewer tiles, so fewer look-backs
+//   v11 split tile    v10's tile doubled, its second half in registers: more data hides the wait
 #include "grader/bench/references/references.cuh"
 #include "grader/bench/references/scan_common.cuh"
 
