@@ -1,6 +1,8 @@
-// What each labs/NN/labNN_calls.cu (and the yardsticks' yardstick_calls.cu) starts with. Built into the lab's runner (GRADER_RUNNER_SIDE)
-// the file lists the student's functions by name with GRADER_RUNNER_TABLE; built into the checker
-// it defines each function as a call_student() into the runner (grader/core/student_code.hpp).
+// What each lab's call table labNN_calls.cu (written into the build folder by
+// grader/tools/lab_calls.py from the lab header's declarations) and the yardsticks'
+// yardstick_calls.cu start with. Built into the runner (GRADER_RUNNER_SIDE) the file lists the
+// functions by name with GRADER_RUNNER_TABLE; built into the checker it defines each function as a
+// call_student() into the runner (grader/core/student_code.hpp).
 #pragma once
 
 #ifdef GRADER_RUNNER_SIDE

@@ -1,6 +1,7 @@
 // How the checker calls the student's code: never directly. Each lab function the tests call is
-// defined on the checker's side (labs/NN-name/labNN_calls.cu) as a call_student() that sends the call
-// to the runner process, where the student's file is linked. Pointer arguments must point into
+// defined on the checker's side as a call_student() that sends the call to the runner process,
+// where the student's file is linked: labNN_calls.cu, which grader/tools/lab_calls.py writes from
+// the lab header's declarations. Pointer arguments must point into
 // DeviceBuffers (shared with the runner); the runner waits for the GPU after every call, and what
 // it reports (launch error, fault, kernels launched, bytes copied to the host) waits here for
 // check_kernel_ran().
@@ -112,7 +113,7 @@ R call_in(remote::RunnerProcess& runner, const char* function, const A&... args)
   }
 }
 
-// The labs' functions, as labNN_calls.cu defines them on the checker's side.
+// The labs' functions, as the generated labNN_calls.cu defines them on the checker's side.
 template <class R, class... A>
 R call_student(const char* function, const A&... args) {
   return call_in<R>(student_runner(), function, args...);
@@ -120,7 +121,8 @@ R call_student(const char* function, const A&... args) {
 
 }  // namespace grader
 
-// In a lab's labNN_calls.cpp, checker side: lab04::LaunchShapeError crosses back as itself.
+// In a lab's labNN_calls.cu, checker side (lab_calls.py writes one for each exception class of the
+// lab header): lab04::LaunchShapeError crosses back as itself.
 #define GRADER_STUDENT_EXCEPTION(type)                                                    \
   static const bool grader_rethrows_##__LINE__ = ::grader::add_student_exception(          \
       [](const std::string& name, const std::string& what) -> bool {                      \

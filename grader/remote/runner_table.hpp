@@ -1,5 +1,6 @@
 // The runner's side of a lab: the functions of the student's file that the checker may call,
-// each bound by name. labs/NN/labNN_calls.cpp lists them once for both sides.
+// each bound by name. The lab's labNN_calls.cu (grader/tools/lab_calls.py writes it from the lab
+// header) lists them once for both sides.
 #pragma once
 #include <cstring>
 #include <functional>
@@ -42,8 +43,8 @@ Exposed expose(const char* name, R (*function)(A...)) {
           }};
 }
 
-// Defined once per runner program: the lab's table (labs/NN/labNN_calls.cpp) or the grader's
-// yardsticks (grader/remote/yardstick_calls.cu).
+// Defined once per runner program: the lab's table (labNN_calls.cu, generated) or the grader's
+// yardsticks (grader/core/yardstick_calls.cu).
 const std::vector<Exposed>& exposed_functions();
 
 }  // namespace grader::remote
