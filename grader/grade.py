@@ -82,6 +82,32 @@ def configure(build_dir, options):
     return run(["meson", "setup", build_dir] + flags)
 
 
+def compile_build(build_dir):
+    """meson compile; its output kept in meson-logs/compile-log.txt (a project test reads it for
+    warnings from the grader's own files). On a terminal ninja's "[n/N] Compiling ..." lines
+    overwrite each other, as ninja does itself; compiler messages are shown whole."""
+    command = ["meson", "compile", "-C", build_dir]
+    print("$ " + " ".join(command), flush=True)
+    terminal, pending = sys.stdout.isatty(), False
+    with open(os.path.join(build_dir, "meson-logs", "compile-log.txt"), "w") as log:
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT, text=True, errors="replace")
+        for line in process.stdout:
+            log.write(line)
+            if terminal and line.startswith("[") and "/" in line.split("]")[0]:
+                sys.stdout.write("\r" + line.rstrip("\n")[:shutil.get_terminal_size().columns - 1]
+                                 + "\x1b[K")
+                pending = True
+            else:
+                sys.stdout.write(("\n" if pending else "") + line)
+                pending = False
+            sys.stdout.flush()
+        code = process.wait()
+    if pending:
+        print()
+    return code
+
+
 def test_counts(build_dir):
     """(passed, failed, skipped) from meson's JSON test log: its exit status is not a count."""
     counts = {"OK": 0, "FAIL": 0, "SKIP": 0, "EXPECTEDFAIL": 0, "UNEXPECTEDPASS": 0, "TIMEOUT": 0,
@@ -219,7 +245,7 @@ def main():
                "project_tests": "true" if args.project_tests else "false"}
     if configure(build_dir, options) != 0:
         fail("meson could not configure the build (see above)")
-    if run(["meson", "compile", "-C", build_dir]) != 0:
+    if compile_build(build_dir) != 0:
         fail("the build failed: the compiler's message above names the file and line")
     if args.input_seed is not None:
         os.environ["GRADER_SEED"] = str(args.input_seed)
@@ -242,9 +268,10 @@ def main():
         json.dump({"labs_run": labs, "all_labs": all_labs, "submission": submission}, f)
     report = [sys.executable, os.path.join(ROOT, "grader", "report.py"), build_dir]
     code = subprocess.run(report, cwd=ROOT).returncode
-    if os.path.abspath(sys.executable).startswith(VENV + os.sep):
-        print("meson, ninja and numpy are in .venv: run `source .venv/bin/activate` once in your "
-              "shell and the commands the README and handouts give work as written.")
+    # Then the .venv advice, the optional tools missing, and last what to do next (next_step.py).
+    import next_step
+    in_venv = os.path.abspath(sys.executable).startswith(VENV + os.sep)
+    print("\n".join(next_step.closing_lines(ROOT, build_dir, submission, in_venv, nvcc)), flush=True)
     return code
 
 
