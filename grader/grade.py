@@ -19,11 +19,12 @@ import argparse
 import json
 import os
 import shutil
+import subprocess
 import sys
 import venv
 
 import toolchain  # noqa: E402  (grader/toolchain.py: meson's version, python3-venv, the CUDA toolkit)
-from runs.processes import interrupt_stops_everything, run_grouped  # noqa: E402  (Ctrl-C stops all)
+from runs.processes import REGISTRY, interrupt_stops_everything, kill_group, run_grouped  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.path.join(ROOT, ".venv")
@@ -80,6 +81,36 @@ def configure(build_dir, options):
     if os.path.exists(os.path.join(build_dir, "meson-private", "coredata.dat")):
         return run(["meson", "configure", build_dir] + flags)
     return run(["meson", "setup", build_dir] + flags)
+
+
+def compile_build(build_dir):
+    """meson compile; its output kept in meson-logs/compile-log.txt (a project test reads it for
+    warnings from the grader's own files). On a terminal ninja's "[n/N] Compiling ..." lines
+    overwrite each other, as ninja does itself; compiler messages are shown whole."""
+    command = ["meson", "compile", "-C", build_dir]
+    print("$ " + " ".join(command), flush=True)
+    terminal, pending = sys.stdout.isatty(), False
+    with open(os.path.join(build_dir, "meson-logs", "compile-log.txt"), "w") as log:
+        # In a process group of its own, registered, as run_grouped does: Ctrl-C stops it all.
+        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, start_new_session=True,
+                                   stderr=subprocess.STDOUT, text=True, errors="replace")
+        REGISTRY.add(process.pid)
+        for line in process.stdout:
+            log.write(line)
+            if terminal and line.startswith("[") and "/" in line.split("]")[0]:
+                sys.stdout.write("\r" + line.rstrip("\n")[:shutil.get_terminal_size().columns - 1]
+                                 + "\x1b[K")
+                pending = True
+            else:
+                sys.stdout.write(("\n" if pending else "") + line)
+                pending = False
+            sys.stdout.flush()
+        code = process.wait()
+        kill_group(process.pid)
+        REGISTRY.remove(process.pid)
+    if pending:
+        print()
+    return code
 
 
 def test_counts(build_dir):
@@ -220,7 +251,7 @@ def main():
                "project_tests": "true" if args.project_tests else "false"}
     if configure(build_dir, options) != 0:
         fail("meson could not configure the build (see above)")
-    if run(["meson", "compile", "-C", build_dir]) != 0:
+    if compile_build(build_dir) != 0:
         fail("the build failed: the compiler's message above names the file and line")
     if args.input_seed is not None:
         os.environ["GRADER_SEED"] = str(args.input_seed)
@@ -243,9 +274,10 @@ def main():
         json.dump({"labs_run": labs, "all_labs": all_labs, "submission": submission}, f)
     report = [sys.executable, os.path.join(ROOT, "grader", "report.py"), build_dir]
     code = run_grouped(report, cwd=ROOT).returncode
-    if os.path.abspath(sys.executable).startswith(VENV + os.sep):
-        print("meson, ninja and numpy are in .venv: run `source .venv/bin/activate` once in your "
-              "shell and the commands the README and handouts give work as written.")
+    # Then the .venv advice, the optional tools missing, and last what to do next (next_step.py).
+    import next_step
+    in_venv = os.path.abspath(sys.executable).startswith(VENV + os.sep)
+    print("\n".join(next_step.closing_lines(ROOT, build_dir, submission, in_venv, nvcc)), flush=True)
     return code
 
 

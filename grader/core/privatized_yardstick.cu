@@ -13,8 +13,8 @@
 namespace grader {
 namespace {
 
-constexpr int kThreadsPerBlock = 256;
-constexpr int kBlocksPerSm = 8;  // enough resident warps to hide the load latency
+constexpr int kPrivatizedThreads = 256;
+constexpr int kPrivatizedBlocksPerSm = 8;  // enough resident warps to hide the load latency
 
 __global__ void histogram_privatized(const int* samples, int n, int* bins, int num_bins) {
   extern __shared__ int s_bins[];  // num_bins ints, sized by the launch
@@ -40,8 +40,8 @@ void privatized_histogram(const int* d_samples, int n, int* d_bins, int num_bins
                                 std::to_string(kPrivatizedMaxBins));
   }
   if (n == 0) return;
-  const int blocks = device_status().properties.multiProcessorCount * kBlocksPerSm;
-  histogram_privatized<<<blocks, kThreadsPerBlock, num_bins * sizeof(int)>>>(d_samples, n, d_bins,
+  const int blocks = device_status().properties.multiProcessorCount * kPrivatizedBlocksPerSm;
+  histogram_privatized<<<blocks, kPrivatizedThreads, num_bins * sizeof(int)>>>(d_samples, n, d_bins,
                                                                              num_bins);
 }
 

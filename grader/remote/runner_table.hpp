@@ -33,6 +33,7 @@ Exposed expose(const char* name, R (*function)(A...)) {
             return [function, args, &result]() {
               if constexpr (std::is_void_v<R>) {
                 std::apply(function, args);
+                (void)result;  // nothing to return (clang: an unused capture otherwise)
               } else {
                 static_assert(std::is_trivially_copyable_v<R>, "a return type that cannot travel");
                 const R value = std::apply(function, args);

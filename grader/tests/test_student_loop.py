@@ -92,7 +92,10 @@ class StudentLoop(unittest.TestCase):
             self.assertRegex(table, lab + r"\s+not run this time")
         self.assertIn("Total: 0 / 26 points (labs run this time)", table)
         last = again.stdout.strip().splitlines()
-        self.assertIn("2 passed, 16 failed, 2 skipped", last[-2] + last[-1])
+        self.assertIn("2 passed, 16 failed, 2 skipped", "\n".join(last[-8:]))
+        # The last line says what to do next (grader/next_step.py).
+        self.assertTrue(last[-1].startswith("Next: open handouts/01-global-atomics.md and edit "
+                                            "starter/lab01_global_atomics.cu"), last[-1])
 
     def test_2_a_crash_costs_its_test_and_says_why(self):
         folder = submission_with(os.path.join(self.tmp, "no_tail_check"),
