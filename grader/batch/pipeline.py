@@ -198,8 +198,7 @@ def run_batch(batch, entries):
     reference = compute_reference(batch, workers[0], slots[0])
     for name, lab in reference["labs"].items():
         batch.devices.add(lab["device"]) if lab.get("device") else None
-        batch.log(f"  {name}: reference ({lab['source']}) scores {lab['score']:g}/{lab['max_score']:g}"
-                  + (f" on {lab['device']}" if lab.get("device") else ""))
+        batch.log(reports.reference_line(name, lab))
         if lab["failing"] and lab["source"] == "solutions":
             batch.warnings.append(f"{name}: the reference solution fails on this machine: "
                                   + "; ".join(lab["failing"][:3]))
