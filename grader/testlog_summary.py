@@ -103,10 +103,14 @@ def reason(entry):
 
 
 def skip_reason(entry):
-    """Why a test skipped: its last line that says "skip", else its last line."""
+    """Why a test skipped: a GoogleTest skip's message (the line after "file:line: Skipped"), else
+    its last line that says "skip" (not a "[ SKIP ] name" marker), else its first line."""
     lines = [x.strip() for x in _output(entry) if not NOISE.search(x)]
-    said = [x for x in lines if "skip" in x.lower()]
-    return shorten((said or lines or ["(no reason given)"])[-1], LINE_CHARS)
+    for line, after in zip(lines, lines[1:]):
+        if line.endswith(": Skipped"):
+            return shorten(after, LINE_CHARS)
+    said = [x for x in lines if "skip" in x.lower() and not x.startswith("[")]
+    return shorten(said[-1] if said else (lines or ["(no reason given)"])[0], LINE_CHARS)
 
 
 def summary_lines(entries):

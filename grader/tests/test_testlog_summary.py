@@ -89,6 +89,15 @@ class Reasons(unittest.TestCase):
         out = "skipped: Slurm/munge not installed (munged not found)\n"
         self.assertEqual(testlog_summary.skip_reason(entry("slurm", "SKIP", stdout=out, returncode=77)),
                          "skipped: Slurm/munge not installed (munged not found)")
+        gtest = ("[ RUN      ] ReadYardstick.ReachesEightyPercent\n../grader/core/device.cu:105: Skipped\n"
+                 "timing needs a GPU: the CPU backend checks correctness only\n"
+                 "[  SKIPPED ] ReadYardstick.ReachesEightyPercent (0 ms)\n")
+        self.assertEqual(testlog_summary.skip_reason(entry("roofline", "SKIP", stdout=gtest)),
+                         "timing needs a GPU: the CPU backend checks correctness only")
+        checks = ("[ technique ] not graded: the CPU backend runs no GPU machine code\n"
+                  "[ SKIP      ] v2 pragma unroll: advice from a compile of the file\n")
+        self.assertEqual(testlog_summary.skip_reason(entry("lab02 technique", "SKIP", stdout=checks)),
+                         "[ technique ] not graded: the CPU backend runs no GPU machine code")
 
 
 class Summary(unittest.TestCase):
