@@ -110,16 +110,23 @@ def tier_lines(results):
 
 
 GTEST_ACTUAL = ("Actual: false (", "Actual: true (")
+GTEST_THREW = ('C++ exception with description "', '" thrown in the test body.')
 
 
 def own_words(message):
     """A failure's message in the grader's own words, GoogleTest's framing taken off: "Failed",
     "file.cu:79: Failure", "Value of: expression", "Expected: true", and the "Actual: false (...)"
-    around the grader's explanation (what it found wrong, then the wrong bins). The one place
-    that does it: the score table, the batch's log.txt, results.json and class report use it."""
+    around the grader's explanation (what it found wrong, then the wrong bins), or the 'C++
+    exception with description "..." thrown in the test body.' around the grader's exception.
+    The one place that does it: the score table, the batch's log.txt, results.json and class
+    report use it."""
     out, explaining = [], False
     for line in (message or "").splitlines():
         bare = line.strip()
+        if bare.startswith(GTEST_THREW[0]):
+            line = bare = bare[len(GTEST_THREW[0]):]
+        if bare.endswith(GTEST_THREW[1]):
+            line = bare = bare[:-len(GTEST_THREW[1])]
         if bare in ("Expected: true", "Expected: false"):
             if explaining and out and out[-1].endswith(")"):
                 out[-1] = out[-1][:-1]  # the parenthesis GoogleTest closes the explanation with

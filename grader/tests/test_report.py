@@ -64,6 +64,10 @@ class ScoreTable(unittest.TestCase):
         self.assertEqual(report.telling_line("Value of: f()\n  Actual: false (bins wrong)\n"
                                              "Expected: true"), "bins wrong")
         self.assertEqual(report.telling_line(""), "(no message)")
+        threw = ('C++ exception with description "lab01::histogram_v1_slices: the process running '
+                 'your code crashed: SIGSEGV" thrown in the test body.')
+        self.assertEqual(report.own_words(threw),
+                         "lab01::histogram_v1_slices: the process running your code crashed: SIGSEGV")
 
     def test_long_text_is_cut_at_a_word_with_an_ellipsis(self):
         self.assertEqual(report.shorten("the bins were never zeroed", 40), "the bins were never zeroed")
