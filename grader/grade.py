@@ -113,19 +113,6 @@ def compile_build(build_dir):
     return code
 
 
-def test_counts(build_dir):
-    """(passed, failed, skipped) from meson's JSON test log: its exit status is not a count."""
-    counts = {"OK": 0, "FAIL": 0, "SKIP": 0, "EXPECTEDFAIL": 0, "UNEXPECTEDPASS": 0, "TIMEOUT": 0,
-              "ERROR": 0}
-    with open(os.path.join(build_dir, "meson-logs", "testlog.json")) as log:
-        for line in log:
-            result = json.loads(line).get("result", "ERROR")
-            counts[result] = counts.get(result, 0) + 1
-    passed = counts["OK"] + counts["EXPECTEDFAIL"]
-    failed = counts["FAIL"] + counts["UNEXPECTEDPASS"] + counts["TIMEOUT"] + counts["ERROR"]
-    return passed, failed, counts["SKIP"]
-
-
 def check_labs(spec):
     """The labs --labs names, checked before anything is built; exits with the list otherwise."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -263,10 +250,11 @@ def main():
         # Side by side where tests time nothing (meson runs the timing ones alone); the labs'
         # checker runs are left out: their selftests "solutions graded as expected" run them.
         run(["meson", "test", "-C", build_dir, "--no-suite", "checker", "--no-suite", "not-built"])
-        passed, failed, skipped = test_counts(build_dir)
+        import testlog_summary  # the skipped and failed tests and why, then the counts
+        entries = testlog_summary.read(build_dir)
         print(f"Full log: {os.path.relpath(os.path.join(build_dir, 'meson-logs', 'testlog.txt'), ROOT)}")
-        print(f"{passed} passed, {failed} failed, {skipped} skipped")
-        return 1 if failed else 0
+        print("\n".join(testlog_summary.summary_lines(entries)))
+        return 1 if testlog_summary.counts(entries)[1] else 0
 
     check_data_file(build_dir)
     results_dir = grade_labs(build_dir, labs, args.timeout)

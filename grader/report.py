@@ -109,15 +109,55 @@ def tier_lines(results):
     return lines
 
 
-def telling_line(message):
-    """The first line that says what went wrong, past GoogleTest's own framing: "Failed",
-    "file.cu:79: Failure", "Value of: expression"; "  Actual: false (why" gives its why."""
-    for line in message.strip().splitlines():
-        line = line.strip()
-        if not line or line == "Failed" or line.endswith(": Failure") or line.startswith("Value of:"):
+GTEST_ACTUAL = ("Actual: false (", "Actual: true (")
+GTEST_THREW = ('C++ exception with description "', '" thrown in the test body.')
+
+
+def own_words(message):
+    """A failure's message in the grader's own words, GoogleTest's framing taken off: "Failed",
+    "file.cu:79: Failure", "Value of: expression", "Expected: true", and the "Actual: false (...)"
+    around the grader's explanation (what it found wrong, then the wrong bins), or the 'C++
+    exception with description "..." thrown in the test body.' around the grader's exception.
+    The one place that does it: the score table, the batch's log.txt, results.json and class
+    report use it."""
+    out, explaining = [], False
+    for line in (message or "").splitlines():
+        bare = line.strip()
+        if bare.startswith(GTEST_THREW[0]):
+            line = bare = bare[len(GTEST_THREW[0]):]
+        if bare.endswith(GTEST_THREW[1]):
+            line = bare = bare[:-len(GTEST_THREW[1])]
+        if bare in ("Expected: true", "Expected: false"):
+            if explaining and out and out[-1].endswith(")"):
+                out[-1] = out[-1][:-1]  # the parenthesis GoogleTest closes the explanation with
+            explaining = False
+        elif bare == "Failed" or bare.endswith(": Failure") or bare.startswith("Value of:"):
             continue
-        return line[len("Actual: false ("):] if line.startswith("Actual: false (") else line
+        elif bare.startswith(GTEST_ACTUAL):
+            out.append(bare[bare.index("(") + 1:])
+            explaining = True
+        elif bare not in ("Actual: false", "Actual: true"):
+            out.append(line.rstrip())
+    return "\n".join(out).strip("\n")
+
+
+def telling_line(message):
+    """The first line that says what went wrong, in the grader's own words (own_words)."""
+    for line in own_words(message).splitlines():
+        if line.strip():
+            return line.strip()
     return "(no message)"
+
+
+def shorten(text, limit):
+    """`text` in at most `limit` characters, cut at a word with an ellipsis (…) where too long."""
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 1]
+    space = cut.rfind(" ")
+    if space >= limit // 2:
+        cut = cut[:space]
+    return cut.rstrip(" ,;:-") + "…"
 
 
 def hint_lines(message):

@@ -66,6 +66,14 @@ def clean_environment(extra=None):
     return env
 
 
+def pristine_environment(snapshot, build_dir):
+    """The environment of a worker's pristine build (outside the sandbox: no student code): where
+    meson compiles through ccache, paths under the work folder count as relative, so that every
+    worker, and every later batch on this machine whatever its work folder, reuses the first
+    one's objects (the CPU backend's compiles name a header by its absolute path)."""
+    return dict(os.environ, CCACHE_BASEDIR=os.path.commonpath([snapshot, build_dir]))
+
+
 def missing_include(finding, output):
     """Whether the compiler said the file an include finding names does not exist."""
     named = re.search(r'#include [<"]([^>"]*)[>"]', finding["detail"])
@@ -155,7 +163,7 @@ class Worker:
         fixed += self.lab_file_targets
         fixed += [os.path.relpath(self.counters_library, self.build_dir)] if self.counters_library else []
         code, out = run_quiet(["ninja", "-C", self.build_dir, f"-j{self.ninja_jobs}"] + fixed,
-                              BUILD_TIMEOUT_S * 2)
+                              BUILD_TIMEOUT_S * 2, env=pristine_environment(self.snapshot, self.build_dir))
         if code != 0:
             raise RuntimeError(f"the pristine project does not build in worker {self.index} "
                                f"(is a lab unfinished? choose labs with --labs):\n{out[-4000:]}")

@@ -6,7 +6,7 @@ the same harness on the same machine), never from the submission's own process: 
 cannot add tests, change their points, or make a test it fails drop out of the maximum. Tests the
 reference run skipped (speed tests on the CPU backend) are not gradable here and are left out.
 """
-from report import telling_line  # grader/report.py: the student's score table
+from report import shorten, telling_line  # grader/report.py: the student's score table
 from runs import scoring
 
 from . import integrity, student_view
@@ -20,7 +20,7 @@ def first_line(message):
     printed: reasons reach the student's log)."""
     own = [line for line in (message or "").splitlines()
            if not line.startswith(student_view.RUNNER_PREFIX)]
-    return telling_line("\n".join(own))[:200]
+    return shorten(telling_line("\n".join(own)), 200)
 
 
 def reference_plan(reference_lab):

@@ -44,6 +44,8 @@ def grade_class(settings):
 
 
 def make_workers(batch):
+    """The workers, set up: the first with every CPU, then the others side by side, which reuse
+    its objects where meson compiles through ccache (builder.pristine_environment)."""
     count = max(1, batch.settings.jobs)
     ninja_jobs = max(1, cpus.available_cpus() // count)
     workers = []
@@ -55,8 +57,13 @@ def make_workers(batch):
     started = time.monotonic()
     batch.log(f"Setting up {count} worker build(s) ({batch.settings.backend} backend, labs "
               f"{', '.join(lab.name for lab in batch.labs)}); the first set-up takes minutes ...")
+    workers[0].ninja_jobs = max(1, cpus.available_cpus())
+    try:
+        workers[0].setup()
+    finally:
+        workers[0].ninja_jobs = ninja_jobs
     with ThreadPoolExecutor(count) as pool:
-        for future in [pool.submit(w.setup) for w in workers]:
+        for future in [pool.submit(w.setup) for w in workers[1:]]:
             future.result()
     batch.log(f"Workers ready in {time.monotonic() - started:.0f} s")
     return workers
@@ -198,8 +205,7 @@ def run_batch(batch, entries):
     reference = compute_reference(batch, workers[0], slots[0])
     for name, lab in reference["labs"].items():
         batch.devices.add(lab["device"]) if lab.get("device") else None
-        batch.log(f"  {name}: reference ({lab['source']}) scores {lab['score']:g}/{lab['max_score']:g}"
-                  + (f" on {lab['device']}" if lab.get("device") else ""))
+        batch.log(reports.reference_line(name, lab))
         if lab["failing"] and lab["source"] == "solutions":
             batch.warnings.append(f"{name}: the reference solution fails on this machine: "
                                   + "; ".join(lab["failing"][:3]))

@@ -10,6 +10,8 @@ import json
 import os
 import time
 
+from report import own_words, shorten  # grader/report.py
+
 from . import gradescope, grading, plots, student_view
 from .paths import ReportPaths
 
@@ -48,6 +50,23 @@ def write_submission(report_dir, record, visibility):
                  json.dumps(gradescope.results_json(record, visibility), indent=1))
     # Last: a submission counts as graded once its grading.json exists.
     atomic_write(paths.student_file(student, "grading.json"), json.dumps(record, indent=1))
+
+
+def starter_note(score, max_score):
+    """What a reference run of the starter means: without solutions/ (a students' copy, the
+    Gradescope zip) the starter stands in, for the list of tests and their points only; an
+    untouched starter scores 0, which is no fault of the set-up."""
+    expected = " as expected (its kernels are not written yet)" if score == 0 else ""
+    return (f"tests and points ({max_score:g}) taken from the starter, this copy having no "
+            f"solutions/; the starter scores {score:g}/{max_score:g}{expected}")
+
+
+def reference_line(name, lab):
+    """The batch log's line for one lab of the reference run."""
+    where = f" on {lab['device']}" if lab.get("device") else ""
+    if lab.get("source") == "starter":
+        return f"  {name}: {starter_note(lab['score'], lab['max_score'])}{where}"
+    return f"  {name}: reference ({lab['source']}) scores {lab['score']:g}/{lab['max_score']:g}{where}"
 
 
 def _cut(text, limit=LOG_ATTEMPT_OUTPUT):
@@ -91,13 +110,10 @@ def render_log(record, student=True):
         for t in lab["tests"]:
             w(f"  {t['status'].upper():7} {t['score']:5g}/{t['max_score']:<4g} {t['name']}")
             if t["status"] != "passed" and t["message"]:
-                text = student_view.message(t["message"]) if student else t["message"]
-                lines = [line for line in text.strip().splitlines()
-                         if not line.startswith("Value of:") and line.strip() != "Expected: true"]
-                for line in lines[:12]:
+                # whole: a student's as results.json shows it (capped), the instructor's all of it
+                text = student_view.message(t["message"]) if student else own_words(t["message"])
+                for line in text.strip().splitlines():
                     w(f"            {line}")
-                if len(lines) > 12:
-                    w(f"            [... {len(lines) - 12} more lines in grading.json]")
         for i, attempt in enumerate(lab.get("attempts", []), 1):
             w(f"-- run {i}: {attempt['filter_count']} test(s), status {attempt['returncode']}, "
               f"{attempt['duration_s']:.1f} s" + (f": {attempt['reason']}" if attempt["reason"] else ""))
@@ -240,7 +256,7 @@ def write_class_html(report_dir, records, batch, use_matplotlib=True):
                 lines += [f"  {t['name']}: {grading.first_line(t['message'])}" for t in lab["tests"]
                           if t["status"] == "failed" and not t["message"].startswith("not graded")][:40]
             body = "\n".join(lines + ([record["error"]] if record.get("error") else []))
-            summary = e((reasons or [record.get("error", "")])[0][:140])
+            summary = e(shorten((reasons or [record.get("error", "")])[0], 140))
             detail = f"<details><summary>{summary}</summary><pre>{e(body)}</pre></details>"
         notes = [n for lab in record["labs"].values() for n in lab.get("review_notes", [])]
         if notes:

@@ -3,7 +3,9 @@ little of what their code printed or threw. Student code sees its hidden inputs 
 while it runs; whatever it prints or puts in an exception would otherwise reach the student's
 results, so each test's message is capped, and of the lines the runner printed (the checker passes
 them on behind RUNNER_PREFIX, grader/remote/runner_process.hpp) only the first few, cut short,
-are shown. The instructor's files (grading.json, instructor-log.txt) keep everything."""
+are shown. A message is shown in the grader's own words (report.own_words: no GoogleTest framing).
+The instructor's files (grading.json, instructor-log.txt) keep everything."""
+from report import own_words  # grader/report.py
 
 RUNNER_PREFIX = "[ runner   ] "
 MESSAGE_CHARS = 600        # one test's message, all of it
@@ -50,10 +52,10 @@ def held_back_note(runner_lines):
 
 
 def message(text):
-    """One test's message as a student sees it: at most two lines of the runner's, and
-    MESSAGE_CHARS in all."""
+    """One test's message as a student sees it: the grader's own words first, at most two lines
+    of the runner's, and MESSAGE_CHARS in all."""
     lines = RunnerLines(2)
-    shown = _cut("\n".join(_view(text or "", lines)).strip(), MESSAGE_CHARS)
+    shown = _cut("\n".join(_view(own_words(text), lines)).strip(), MESSAGE_CHARS)
     return "\n".join(part for part in (shown, held_back_note(lines)) if part)
 
 

@@ -29,7 +29,7 @@ import traceback
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(SOURCE, "grader"))
 
-from batch import submissions  # noqa: E402
+from batch import reports, submissions  # noqa: E402
 
 GRADER_PROBLEM = ("The autograder could not grade this submission; this is a problem of the "
                   "grading set-up, not of your code. Your course staff has been told what went wrong.")
@@ -202,7 +202,8 @@ def warm_up():
     if results is None:
         print("warm-up failed: each submission will set up its own build (minutes more)")
         return 1
-    print(f"warm-up done: the starter scores {results.get('score')}")
+    max_score = sum(t.get("max_score", 0) for t in results.get("tests", []))
+    print(f"warm-up done, the workers built: {reports.starter_note(results.get('score', 0), max_score)}")
     return 0
 
 

@@ -55,6 +55,25 @@ class ScoreTable(unittest.TestCase):
                    "Actual: false (normal: bin 3 wrong\n  hint: exactly the last 7 samples were not counted)")
         self.assertEqual(report.hint_lines(message), ["hint: exactly the last 7 samples were not counted"])
 
+    def test_messages_are_in_the_graders_own_words(self):
+        message = ("labs/test.cu:51: Failure\nValue of: grader::histogram_matches_cpu(what, samples)\n"
+                   "  Actual: false (uniform: histogram_v1_slices: bins wrong\nbin 3: expected 5, "
+                   "got 4)\nExpected: true\nlabs/test.cu:57: Failure\nFailed\nnormal: 2 bins wrong")
+        self.assertEqual(report.own_words(message), "uniform: histogram_v1_slices: bins wrong\n"
+                         "bin 3: expected 5, got 4\nnormal: 2 bins wrong")
+        self.assertEqual(report.telling_line("Value of: f()\n  Actual: false (bins wrong)\n"
+                                             "Expected: true"), "bins wrong")
+        self.assertEqual(report.telling_line(""), "(no message)")
+        threw = ('C++ exception with description "lab01::histogram_v1_slices: the process running '
+                 'your code crashed: SIGSEGV" thrown in the test body.')
+        self.assertEqual(report.own_words(threw),
+                         "lab01::histogram_v1_slices: the process running your code crashed: SIGSEGV")
+
+    def test_long_text_is_cut_at_a_word_with_an_ellipsis(self):
+        self.assertEqual(report.shorten("the bins were never zeroed", 40), "the bins were never zeroed")
+        self.assertEqual(report.shorten("the bins were never zeroed", 17), "the bins were…")
+        self.assertEqual(len(report.shorten("x" * 50, 10)), 10)  # no word to cut at
+
     def test_results_without_a_headline_fall_back_to_the_first_timed_pass(self):
         old = dict(LAB03, headline=None)
         kernel, metrics = report.headline(old)

@@ -27,12 +27,13 @@ sys.path.insert(0, os.path.join(ROOT, "grader"))
 sys.path.insert(0, os.path.join(ROOT, "data"))
 import keyed  # noqa: E402  (data/keyed.py: the hidden data file's generator)
 from batch.settings import Seeds  # noqa: E402
+import machine_speed  # noqa: E402  (time limits scaled to this machine now)
 FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures")
 TOOL = [sys.executable, os.path.join(ROOT, "grader", "grade_submissions.py")]
 FILE = "lab01_global_atomics.cu"
 HIDDEN_SEED = "918273645"  # long enough that finding it in an output is no accident
 DATA_SEED = "273645918"    # the data file's, apart from the inputs'
-COMMON = ["--backend", "cpu", "--labs", "01", "--jobs", "2", "--timeout", "10",
+COMMON = ["--backend", "cpu", "--labs", "01", "--jobs", "2", "--timeout", machine_speed.seconds(10),
           "--no-matplotlib"]
 SLICES = ["Lab01Slices." + t for t in (
     "MatchesCpuOnUniformSamples", "MatchesCpuOnNormalSamples", "MatchesCpuOnAllEqualSamples",
@@ -150,9 +151,11 @@ class FixtureClass(unittest.TestCase):
                          (int(HIDDEN_SEED), int(DATA_SEED)))
 
     def test_no_process_outlives_the_batch(self):
-        left = subprocess.run(["pgrep", "-f", "grader-fixture-detached|/sandbox/runner|/sandbox/checker"],
-                              capture_output=True, text=True).stdout.split()
-        self.assertEqual(left, [], "processes a submission started are still running")
+        # This run's processes only (another user's grader runs the same programs): those whose
+        # command line, environment, folder or sandbox mounts name this run's own temporary folder.
+        from own_processes import started_by_run
+        left = started_by_run(os.path.basename(self.tmp))
+        self.assertEqual(left, [], "processes this batch started are still running")
 
     def test_detached_process_is_ended_with_its_run(self):
         self.expect("detached_process", set(SLICES + GRID))

@@ -26,6 +26,7 @@ from batch import cli, gradescope, grading, integrity, project, reports, submiss
 from runs import runner  # noqa: E402
 from batch.builder import LabBuild  # noqa: E402
 import make_autograder_zip  # noqa: E402
+import machine_speed  # noqa: E402  (time limits scaled to this machine)
 
 LAB = project.Lab("lab01", "01", "01-global-atomics", "lab01_global_atomics.cu")
 FILE = LAB.submission_file
@@ -367,8 +368,8 @@ class CpuModeTest(unittest.TestCase):
             self.skipTest(reason)
         tmp = tempfile.mkdtemp(prefix="gradescope-cpu-")
         self.addCleanup(shutil.rmtree, tmp, True)
-        names = unpack(make_zip(tmp, "--mode", "cpu", "--", "--labs", "01", "--timeout", "20",
-                                "--seed", SEED, "--jobs", "1"), os.path.join(tmp, "ag", "source"))
+        names = unpack(make_zip(tmp, "--mode", "cpu", "--", "--labs", "01", "--seed", SEED, "--jobs",
+                                "1", "--timeout", machine_speed.seconds(20)), os.path.join(tmp, "ag", "source"))
         self.assertIn(make_autograder_zip.SEED_FILE, names)
         with open(os.path.join(tmp, "ag", "source", "gradescope_grade_args")) as f:
             self.assertNotIn(SEED, f.read())  # the seed is never on a command line

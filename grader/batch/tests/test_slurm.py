@@ -22,7 +22,7 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from test_fixture_class import HIDDEN_SEED, ROOT, TOOL, load, make_class  # noqa: E402
+from test_fixture_class import HIDDEN_SEED, ROOT, TOOL, load, machine_speed, make_class  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 from batch.cpus import available_cpus  # noqa: E402
@@ -32,7 +32,7 @@ DAEMONS = ("munged", "slurmctld", "slurmd")
 CLIENTS = ("sbatch", "squeue", "sinfo", "scontrol", "scancel")
 PACKAGES = "slurm-wlm munge (or, smaller: slurmctld slurmd slurm-client munge)"
 STUDENTS = ["correct", "hard_coded", "wrong_tail"]  # dealt: shard 1 = correct, wrong_tail
-OPTIONS = ["--backend", "cpu", "--labs", "01", "--timeout", "5", "--no-matplotlib", "--jobs", "1"]
+OPTIONS = "--backend cpu --labs 01 --no-matplotlib --jobs 1 --timeout".split() + [machine_speed.seconds(5)]
 JOBS_DEADLINE_S = 900  # meson's timeout for this test is 1200 s
 
 
@@ -265,7 +265,7 @@ class SlurmArrayGrading(unittest.TestCase):
         write(seed_file, HIDDEN_SEED + "\n")
         env = cls.cluster.env(CLASS=cls.class_dir, REPORT=cls.report, SHARDS="2",
                               SEED_FILE=seed_file, WORK_DIR=cls.work, BACKEND="cpu", LABS="01",
-                              EXTRA="--timeout 5 --no-matplotlib", PYTHON=sys.executable)
+                              EXTRA=f"--timeout {machine_speed.seconds(5)} --no-matplotlib", PYTHON=sys.executable)
         say(f"$ CLASS=... REPORT=... SHARDS=2 SEED_FILE=... WORK_DIR=... BACKEND=cpu {SUBMIT} "
             f"--cpus-per-task={per_task}")
         began = time.monotonic()

@@ -1,9 +1,15 @@
 #!/usr/bin/env python3
 """What a student is shown of their grading: the grader's lines whole (each cut to a few hundred
 characters), of the runner's printed lines only the first few of a lab, cut short; one test's
-message capped; the instructor's log and record keep everything. Fast, nothing built."""
+message capped, in the grader's own words (no GoogleTest framing) and whole in log.txt; the class
+report's reasons cut at a word; the instructor's log and record keep everything; a starter
+standing in for the reference is said to score 0 as expected. Fast, nothing built."""
+import html
 import os
+import re
+import shutil
 import sys
+import tempfile
 import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -70,6 +76,55 @@ class StudentViewTest(unittest.TestCase):
         self.assertEqual(longest_run(full), 256)
         self.assertEqual(full.count(f"{RUNNER_PREFIX}leak {SAMPLES}"), 40)
 
+    def test_what_students_read_starts_with_the_graders_sentence(self):
+        framed = ("labs/01-global-atomics/test_lab01_global_atomics.cu:51: Failure\n"
+                  "Value of: grader::histogram_matches_cpu(what, samples, kNumBins, {v.kernel})\n"
+                  "  Actual: false (uniform: histogram_v1_slices <<<4, 256>>>: bins wrong\n"
+                  "bin 3: expected 5, got 4)\nExpected: true")
+        wrong = record(framed, "")
+        output = gradescope.results_json(wrong)["tests"][0]["output"]
+        self.assertTrue(output.startswith("uniform: histogram_v1_slices <<<4, 256>>>: bins wrong"))
+        self.assertTrue(output.endswith("bin 3: expected 5, got 4"), output)
+        log = reports.render_log(wrong)
+        for framing in ("Value of:", "Expected: true", "Actual: false", ": Failure"):
+            self.assertNotIn(framing, output + log)
+        self.assertIn("            uniform: histogram_v1_slices <<<4, 256>>>: bins wrong\n"
+                      "            bin 3: expected 5, got 4\n", log)
+        self.assertIn("bins wrong", gradescope.results_json(wrong)["tests"][0]["output"])
+
+    def test_log_txt_is_complete_in_itself(self):
+        bins = "\n".join(f"bin {i}: expected 5, got 4" for i in range(20))  # 20 lines, < 600 chars
+        log = reports.render_log(record("uniform: bins wrong\n" + bins, ""))
+        self.assertNotIn("grading.json", log)
+        self.assertIn("bin 19: expected 5, got 4", log)
+        self.assertIn("bin 19: expected 5, got 4", reports.render_log(record(bins, ""), student=False))
+
+    def test_the_class_report_cuts_a_reason_at_a_word(self):
+        long = record("", "")
+        reason = ("1 test(s) failed, e.g. Lab01Slices.MatchesCpuOnUniformSamples: uniform samples: "
+                  "histogram_v1_slices <<<4, 256>>>: 442312 samples counted twice in the bins")
+        long["labs"]["lab01"]["reasons"] = [reason]
+        report = tempfile.mkdtemp(prefix="student-view-")
+        self.addCleanup(shutil.rmtree, report, True)
+        reports.write_class_html(report, [long], {}, use_matplotlib=False)
+        with open(os.path.join(report, "index.html"), encoding="utf-8") as f:
+            summary = html.unescape(re.search(r"<summary>(.*?)</summary>", f.read()).group(1))
+        self.assertTrue(summary.endswith("…"), summary)
+        self.assertLessEqual(len(summary), 140)
+        kept = summary[:-1]  # the reason is shown with its lab's name
+        self.assertTrue(kept.startswith("lab01: ") and f"lab01: {reason}".startswith(kept), summary)
+        self.assertEqual(f"lab01: {reason}"[len(kept)], " ", summary)
+
+    def test_a_starter_standing_in_for_the_reference_scores_0_as_expected(self):
+        starter = {"source": "starter", "score": 0, "max_score": 22, "device": ""}
+        line = reports.reference_line("lab01", starter)
+        self.assertIn("the starter scores 0/22 as expected", line)
+        self.assertIn("no solutions/", line)
+        self.assertNotIn("reference (starter)", line)
+        self.assertNotIn("as expected", reports.starter_note(3, 22))
+        solutions = dict(starter, source="solutions", score=22, device="H100")
+        self.assertEqual(reports.reference_line("lab01", solutions),
+                         "  lab01: reference (solutions) scores 22/22 on H100")
 
     def test_the_sanitizers_reports_read_behind_the_runner_prefix(self):
         # compute-sanitizer wraps the runner: its reports reach the log as the runner's lines,
