@@ -5,7 +5,9 @@
 namespace grader::remote {
 namespace {
 
-Counters totals() { return {cpu_backend::kernels_launched(), cpu_backend::device_to_host_bytes()}; }
+Counters totals() {
+  return {cpu_backend::kernels_launched(), cpu_backend::device_to_host_bytes(), {}};
+}
 Counters last;
 
 }  // namespace
@@ -14,7 +16,7 @@ void start_counting() { last = totals(); }
 
 Counters read_and_reset_counters() {
   const Counters now = totals();
-  const Counters since{now.kernels - last.kernels, now.device_to_host_bytes - last.device_to_host_bytes};
+  const Counters since{now.kernels - last.kernels, now.device_to_host_bytes - last.device_to_host_bytes, {}};
   last = now;
   return since;
 }

@@ -180,9 +180,9 @@ void start_counting() {
 }
 
 Counters read_and_reset_counters() {
-  if (!counting) return {kUncounted, 0};
+  if (!counting) return {kUncounted, 0, {}};
   CUPTI(cuptiActivityFlushAll)(1);
-  const Counters now{kernels.load(), to_host.load()};
+  const Counters now{kernels.load(), to_host.load(), {}};
   Counters since{now.kernels - last.kernels, now.device_to_host_bytes - last.device_to_host_bytes, {}};
   last = now;
   std::lock_guard<std::mutex> lock(names_mutex);

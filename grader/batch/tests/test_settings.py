@@ -170,13 +170,14 @@ class CheckerSettingsTest(Temp):
                          {"GRADER_LAB": "lab01", "GRADER_RUNNER": folder.runner("lab01"),
                           "GRADER_YARDSTICK_RUNNER": folder.yardstick_runner,
                           "GRADER_DATA": batch.data_file, "GRADER_SUBMISSION": folder.src,
-                          "GRADER_TEST_TIMEOUT": "0",
+                          "GRADER_TEST_TIMEOUT": "0", "GRADER_TIMEOUT_OPTION": "",  # no advice
                           # half the test's timeout for the runner to reach main()
                           "GRADER_RUNNER_START_TIMEOUT": f"{batch.timeout_of(None) / 2:g}"})
         self.assertNotIn("918273645", str(env))  # the input seed goes in the key pipe only
         # The CPU backend's schedule: a one-way hash of the submission's seed, its own per seed.
         other = paths.RunFolder(folder.root, input_seed=6, data=batch.data_file)
-        schedules = {env["CUDA_CPU_BACKEND_SEED"], batch.launch("lab01", other, None)[1]["CUDA_CPU_BACKEND_SEED"]}
+        schedules = {env["CUDA_CPU_BACKEND_SEED"],
+                     batch.launch("lab01", other, None)[1]["CUDA_CPU_BACKEND_SEED"]}
         self.assertEqual(len(schedules), 2)
         self.assertNotIn("5", schedules)
 
