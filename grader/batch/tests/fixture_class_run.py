@@ -1,0 +1,72 @@
+"""What test_fixture_class.py grades and how: the fixtures as a class (folders, a zip, a
+tar.gz, a stray file), the batch grader run on them, its records read back, and the tests of lab 01
+they are judged by (the CPU backend: correctness only, 22 points)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+import zipfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
+sys.path.insert(0, HERE)
+import machine_speed  # noqa: E402  (time limits scaled to this machine now)
+
+FIXTURES = os.path.join(os.path.dirname(HERE), "fixtures")
+TOOL = [sys.executable, os.path.join(ROOT, "grader", "grade_submissions.py")]
+FILE = "lab01_global_atomics.cu"
+HIDDEN_SEED = "918273645"  # long enough that finding it in an output is no accident
+DATA_SEED = "273645918"    # the data file's, apart from the inputs'
+COMMON = ["--backend", "cpu", "--labs", "01", "--jobs", "2", "--timeout", machine_speed.seconds(10),
+          "--no-matplotlib"]
+SLICES = ["Lab01Slices." + t for t in (
+    "MatchesCpuOnUniformSamples", "MatchesCpuOnNormalSamples", "MatchesCpuOnAllEqualSamples",
+    "MatchesCpuWhenEverySampleIsTheLargestValue", "HandlesAnEmptyInput", "HandlesASingleSample",
+    "MatchesCpuOn1023Samples", "MatchesCpuWhenSizeIsNotAMultipleOfBlockTimesSlice",
+    "MatchesCpuOnTheStandardDataFile", "MatchesCpuForTheLaunchShapesOfTheHandoutTable")]
+GRID = ["Lab01GridStride." + t for t in (
+    "MatchesCpuOnUniformSamples", "MatchesCpuOnNormalSamples", "MatchesCpuOnAllEqualSamples",
+    "MatchesCpuWhenEverySampleIsTheLargestValue", "HandlesAnEmptyInput", "HandlesASingleSample",
+    "MatchesCpuWhenSizeIsNotAMultipleOfTheGrid", "MatchesCpuOnTheStandardDataFile")]
+EMPTY = {"Lab01Slices.HandlesAnEmptyInput", "Lab01GridStride.HandlesAnEmptyInput"}
+MAX = 22  # lab 01's correctness points; its speed tests skip on the CPU backend
+
+
+def grade(*args):
+    started = time.monotonic()
+    done = subprocess.run(TOOL + list(args), capture_output=True, text=True, timeout=1500)
+    print(f"$ grade_submissions.py {' '.join(args)}  ({time.monotonic() - started:.0f} s)\n"
+          + done.stdout[-3000:] + done.stderr[-3000:], flush=True)
+    return done
+
+
+def make_class(folder, names):
+    """The fixtures as a class: some folders, one zip (nested), one tar.gz, and a stray file."""
+    os.makedirs(folder)
+    for name in names:
+        source = os.path.join(FIXTURES, name)
+        if name == "correct":
+            with zipfile.ZipFile(os.path.join(folder, "correct.zip"), "w") as z:
+                z.write(os.path.join(source, FILE), f"correct-work/src/{FILE}")
+        elif name == "wrong_tail":
+            with tarfile.open(os.path.join(folder, "wrong_tail.tar.gz"), "w:gz") as t:
+                t.add(source, "wrong_tail")
+        else:
+            shutil.copytree(source, os.path.join(folder, name))
+    with open(os.path.join(folder, "README.txt"), "w") as f:
+        f.write("not a submission\n")
+
+
+def load(report):
+    records = {}
+    for student in os.listdir(os.path.join(report, "submissions")):
+        with open(os.path.join(report, "submissions", student, "grading.json")) as f:
+            records[student] = json.load(f)
+    return records
+
+
+def tests_of(record):
+    return {t["name"]: t for t in record["labs"]["lab01"]["tests"]}
