@@ -293,8 +293,6 @@ class Batch:
             small_inputs=tool is not None, runner_start_timeout_s=self.timeout_of(tool) / 2,
             runner_wrapper=tuple(sanitize.command_prefix(self.sanitizer_path, tool)) if tool else ())
         env.update(checker.environment())
-        if folder.input_seed is not None:  # read by CPU backend builds only: their schedule
-            env["CUDA_CPU_BACKEND_SEED"] = str(schedule_seed(folder.input_seed))
         return checker.command(), env, cwd, wrap
 
     @property
@@ -345,14 +343,6 @@ class Batch:
         if self.sandbox is not None:
             sandbox.explain_run_limits(result.outcomes, self.sandbox.gpu)
         return result
-
-
-def schedule_seed(input_seed):
-    """The CPU backend's thread-schedule seed for a submission graded with a hidden `input_seed`: a
-    one-way hash of it (the runner, the student's process, is told its schedule seed), never 0,
-    so no two submissions share a schedule and none can be prepared for in advance."""
-    digest = hashlib.blake2b(str(input_seed).encode(), person=b"cpu-schedule", digest_size=4).digest()
-    return int.from_bytes(digest, "little") or 1
 
 
 def fingerprint(settings):

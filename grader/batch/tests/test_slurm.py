@@ -22,7 +22,8 @@ import unittest
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from test_fixture_class import HIDDEN_SEED, ROOT, TOOL, load, machine_speed, make_class  # noqa: E402
+import machine_speed  # noqa: E402  (time limits scaled to this machine now)
+from fixture_class_run import HIDDEN_SEED, ROOT, TOOL, load, make_class  # noqa: E402
 
 sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
 from batch.cpus import available_cpus  # noqa: E402
