@@ -16,6 +16,7 @@ configure time: cuda when an NVIDIA GPU and nvcc are found, else the CPU backend
 Exit status: 0 all tests passed, 1 some failed, 2 setup or build error.
 """
 import argparse
+import concurrent.futures
 import json
 import os
 import shutil
@@ -75,19 +76,70 @@ def run(command, **kwargs):
     return run_grouped(command, cwd=ROOT, **kwargs).returncode
 
 
+def read_build_info(build_dir, what):
+    """A configured build's meson-info/intro-WHAT.json, or None before the first configure."""
+    try:
+        with open(os.path.join(build_dir, "meson-info", f"intro-{what}.json"), encoding="utf-8") as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def configured_options(build_dir):
+    """The user options of an existing build as -D strings ({} when there is none)."""
+    options = read_build_info(build_dir, "buildoptions") or []
+    return {o["name"]: (str(o["value"]).lower() if isinstance(o["value"], bool) else str(o["value"]))
+            for o in options if o.get("section") == "user"}
+
+
+def labs_option(asked, configured, submission):
+    """-Dlabs: the labs asked for, plus those the build already has whose file the submission
+    holds. A build's labs only grow, so regrading one lab reconfigures nothing and `meson test
+    --suite labNN` keeps every lab built before; grade.py still compiles and grades only the labs
+    asked for (grading_targets)."""
+    from runs import labs as lab_list
+    labs = lab_list.discover_labs(ROOT)
+    before = configured.get("labs")
+    had = set() if before is None else {lab.name for lab in labs if "all" in before.split(",")
+                                        or lab.number in before.split(",")}
+    kept = [lab for lab in labs if lab.name in asked or (lab.name in had and os.path.isfile(
+        os.path.join(submission, lab.submission_file)))]
+    return "all" if len(kept) == len(labs) else ",".join(lab.number for lab in kept)
+
+
 def configure(build_dir, options):
-    """meson setup, or meson configure when the build directory already exists."""
+    """meson setup; meson configure when the build exists and an option changed; else nothing."""
     flags = [f"-D{key}={value}" for key, value in options.items()]
     if os.path.exists(os.path.join(build_dir, "meson-private", "coredata.dat")):
+        configured = configured_options(build_dir)
+        if all(configured.get(key) == str(value) for key, value in options.items()):
+            return 0
         return run(["meson", "configure", build_dir] + flags)
     return run(["meson", "setup", build_dir] + flags)
 
 
-def compile_build(build_dir):
-    """meson compile; its output kept in meson-logs/compile-log.txt (a project test reads it for
-    warnings from the grader's own files). On a terminal ninja's "[n/N] Compiling ..." lines
-    overwrite each other, as ninja does itself; compiler messages are shown whole."""
-    command = ["meson", "compile", "-C", build_dir]
+def grading_targets(build_dir, labs):
+    """The targets that grading `labs` needs: what their graded tests depend on (labs/meson.build
+    lists the runner, the checker, the data). A lab not asked for is not compiled, so its
+    unfinished file cannot stop the others' grading. None (compile all) without the build's record."""
+    tests, targets = read_build_info(build_dir, "tests"), read_build_info(build_dir, "targets")
+    if tests is None or targets is None:
+        return None
+    names = {target["id"]: target["name"] for target in targets}
+    wanted = set()
+    for test in tests:
+        suites = {suite.split(":")[-1] for suite in test["suite"]}
+        if "grade" in suites and suites & set(labs):
+            wanted |= {names[target] for target in test["depends"] if target in names}
+    return sorted(wanted)
+
+
+def compile_build(build_dir, targets=None):
+    """meson compile of `targets` (None: all); its output kept in meson-logs/compile-log.txt (a
+    project test reads it for warnings from the grader's own files). On a terminal ninja's
+    "[n/N] Compiling ..." lines overwrite each other, as ninja does itself; compiler messages are
+    shown whole."""
+    command = ["meson", "compile", "-C", build_dir] + (targets or [])
     print("$ " + " ".join(command), flush=True)
     terminal, pending = sys.stdout.isatty(), False
     with open(os.path.join(build_dir, "meson-logs", "compile-log.txt"), "w") as log:
@@ -168,6 +220,23 @@ def ensure_cuobjdump(nvcc):
               "nothing", flush=True)
 
 
+def side_by_side(build_dir, count):
+    """How many labs grade at once: on the cuda backend, up to 4 (one per 2 cores) where the GPU
+    has 8 GiB free for their processes; else 1. The CPU backend's kernels use every core already."""
+    try:
+        with open(os.path.join(build_dir, "backend.txt"), encoding="utf-8") as f:
+            if f.read().strip() != "cuda":
+                return 1
+        free = subprocess.run(["nvidia-smi", "--query-gpu=memory.free", "--format=csv,noheader,nounits",
+                               "--id=" + os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0]],
+                              capture_output=True, text=True, timeout=20).stdout.split()
+    except (OSError, subprocess.SubprocessError):
+        return 1
+    if not free or not free[0].isdigit() or int(free[0]) < 8 * 1024:
+        return 1
+    return max(1, min(4, (os.cpu_count() or 1) // 2, count))
+
+
 def grade_labs(build_dir, labs, timeout_s):
     """Every selected lab's technique checks, then its tests, one by one (student_runs.py); the
     results folder then holds this run's files only. The checks read the runner's machine code
@@ -181,11 +250,39 @@ def grade_labs(build_dir, labs, timeout_s):
     if any("--runner" in t.get("cmd", []) for t in tests.tests if t["name"] in checks):
         ensure_cuobjdump(toolchain.find_cuda_toolkit())  # a cuda build: its checks read the runner
     if checks:
-        run(["meson", "test", "-C", build_dir, "--num-processes", "1", "--quiet"] + checks)
+        # Side by side (they time nothing), their output in meson-logs/testlog.txt: the score table
+        # shows each check's verdict and hint.
+        print(f"Technique checks of {', '.join(sorted({c.split()[0] for c in checks}))} ...",
+              flush=True)
+        done = run_grouped(["meson", "test", "-C", build_dir, "--no-rebuild", "--quiet"] + checks,
+                           cwd=ROOT, capture_output=True, text=True, errors="replace")
+        if done.returncode not in (0, 1):  # 1: a check failed, which the score table shows
+            print(done.stdout[-3000:] + done.stderr[-3000:], flush=True)
+    workers = side_by_side(build_dir, len(labs))
+    if workers > 1:
+        # On a GPU: the tests that time nothing, `workers` labs at once, then each lab's speed tests
+        # with the GPU to themselves (a lab's run is its own processes either way).
+        print(f"Grading {', '.join(labs)}: {workers} labs at a time, then the speed tests one lab "
+              f"at a time ...", flush=True)
+        runs = {}
+
+        def first_phase(lab):
+            runs[lab] = student_runs.LabRun(programs[lab], timeout_s)
+            runs[lab].run(speed=False)
+            print(f"  {lab}: {len(runs[lab].outcomes)}/{len(runs[lab].table)} tests run", flush=True)
+        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            for done in [pool.submit(first_phase, lab) for lab in labs]:
+                done.result()
+        for lab in labs:
+            if any(kind == "speed" for _, _, _, kind, _ in runs[lab].table):
+                print(f"Timing {lab} ...", flush=True)
+            runs[lab].run()
     for lab in labs:
-        print(f"Grading {lab} ...", flush=True)
-        document, output = student_runs.run_lab(programs[lab], timeout_s)
-        student_runs.write_results(results_dir, document, output)
+        if workers == 1:
+            print(f"Grading {lab} ...", flush=True)
+            runs = {lab: student_runs.LabRun(programs[lab], timeout_s)}
+            runs[lab].run()
+        student_runs.write_results(results_dir, *runs[lab].document())
     student_runs.gate_checks(results_dir, labs)
     os.makedirs(results_dir, exist_ok=True)
     return results_dir
@@ -233,12 +330,12 @@ def main():
     build_dir = args.build_dir or ("build-project" if args.project_tests else "build")
     build_dir = os.path.join(ROOT, build_dir)
     options = {"kernel_backend": args.backend, "gpu_archs": args.gpu_archs,
-               "labs": ",".join(lab[3:] for lab in labs),
+               "labs": labs_option(labs, configured_options(build_dir), submission),
                "submission": "solutions" if args.project_tests else submission,
                "project_tests": "true" if args.project_tests else "false"}
     if configure(build_dir, options) != 0:
         fail("meson could not configure the build (see above)")
-    if compile_build(build_dir) != 0:
+    if compile_build(build_dir, None if args.project_tests else grading_targets(build_dir, labs)) != 0:
         fail("the build failed: the compiler's message above names the file and line")
     if args.input_seed is not None:
         os.environ["GRADER_SEED"] = str(args.input_seed)

@@ -109,38 +109,59 @@ def score_of(outcome, points, stretch):
     return points + (stretch if met else 0.0)
 
 
-def run_lab(settings, timeout_s=DEFAULT_TEST_TIMEOUT_S):
-    """Run one lab's checker (a checker.CheckerSettings) test by test; returns (results document,
-    run output). The results file is this harness's to write (write_results), not the checker's."""
-    # The checker stops a call into the student's code after timeout_s, naming the function, and
-    # its message says how to allow more (grade.py's option).
-    settings = replace(settings, test_timeout_s=timeout_s, timeout_option="grade.py --timeout")
-    command, env, cwd = settings.command(), dict(os.environ, **settings.environment()), os.getcwd()
-    env.pop("GRADER_RESULTS", None)
-    table, headline = points_table(command, env, cwd)
-    # The runner's kill comes a little after the checker's own (and its watchdog's), which give
-    # the clearer message.
-    result = runner.run_tests(command, [name for name, *_ in table], env, cwd, timeout_s + 10,
-                              progress=progress.LabProgress(settings.lab, len(table), timeout_s))
-    tests = []
-    for name, points, stretch, kind, needs in table:
-        outcome = result.outcomes[name]
-        tests.append({"name": name, "status": outcome.status, "kind": kind,
-                      "score": score_of(outcome, points, stretch), "max_score": points + stretch,
-                      "message": outcome.message, "needs": needs, "metrics": outcome.metrics,
-                      "tiers": outcome.tiers, "fault": outcome.fault})
-    scoring.apply_gates(tests)
-    hello = result.hello or {}
-    document = {"schema": SCHEMA, "lab": settings.lab, "submission": settings.submission,
-                "backend": hello.get("backend", "?"), "device": hello.get("device", "?"),
-                "score": sum(t["score"] for t in tests),
-                "max_score": sum(t["max_score"] for t in tests), "tests": tests}
-    if headline:
-        document["headline"] = headline
-    output = "\n".join(f"-- run {i}: {a.filter_count} test(s), status {a.returncode}"
-                       + (f": {a.reason}" if a.reason else "") + "\n" + a.output
-                       for i, a in enumerate(result.attempts, 1))
-    return document, output
+class LabRun:
+    """One lab's checker (a checker.CheckerSettings) run test by test, in one go or in
+    phases (grade.py: the tests that time nothing, then the speed tests alone on the GPU). The
+    results file is this harness's to write (write_results), not the checker's."""
+
+    def __init__(self, settings, timeout_s=DEFAULT_TEST_TIMEOUT_S):
+        # The checker stops a call into the student's code after timeout_s, naming the function,
+        # and its message says how to allow more (grade.py's option).
+        self.settings = replace(settings, test_timeout_s=timeout_s, timeout_option="grade.py --timeout")
+        self.timeout_s = timeout_s
+        self.command, self.cwd = self.settings.command(), os.getcwd()
+        self.env = dict(os.environ, **self.settings.environment())
+        self.env.pop("GRADER_RESULTS", None)
+        self.table, self.headline = points_table(self.command, self.env, self.cwd)
+        self.progress = progress.LabProgress(settings.lab, len(self.table), timeout_s)
+        self.outcomes, self.attempts, self.hello = {}, [], None
+
+    def run(self, speed=None):
+        """Runs the tests not run yet: all (speed None), the speed tests (True) or the others."""
+        names = [name for name, _, _, kind, _ in self.table if name not in self.outcomes
+                 and (speed is None or (kind == "speed") == speed)]
+        if not names:
+            return
+        self.progress.done_before = len(self.outcomes)
+        # The runner's kill comes a little after the checker's own (and its watchdog's), which
+        # give the clearer message.
+        result = runner.run_tests(self.command, names, self.env, self.cwd, self.timeout_s + 10,
+                                  progress=self.progress)
+        self.outcomes.update(result.outcomes)
+        self.attempts += result.attempts
+        self.hello = self.hello or result.hello
+
+    def document(self):
+        """(results document, run output) of the tests run so far."""
+        tests = []
+        for name, points, stretch, kind, needs in self.table:
+            outcome = self.outcomes[name]
+            tests.append({"name": name, "status": outcome.status, "kind": kind,
+                          "score": score_of(outcome, points, stretch), "max_score": points + stretch,
+                          "message": outcome.message, "needs": needs, "metrics": outcome.metrics,
+                          "tiers": outcome.tiers, "fault": outcome.fault})
+        scoring.apply_gates(tests)
+        hello = self.hello or {}
+        document = {"schema": SCHEMA, "lab": self.settings.lab, "submission": self.settings.submission,
+                    "backend": hello.get("backend", "?"), "device": hello.get("device", "?"),
+                    "score": sum(t["score"] for t in tests),
+                    "max_score": sum(t["max_score"] for t in tests), "tests": tests}
+        if self.headline:
+            document["headline"] = self.headline
+        output = "\n".join(f"-- run {i}: {a.filter_count} test(s), status {a.returncode}"
+                           + (f": {a.reason}" if a.reason else "") + "\n" + a.output
+                           for i, a in enumerate(self.attempts, 1))
+        return document, output
 
 
 def failures_text(document):

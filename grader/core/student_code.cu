@@ -139,6 +139,9 @@ std::vector<char> call_runner(remote::RunnerProcess& runner, const remote::Encod
 #ifdef CUDA_CPU_BACKEND
   schedule = cpu_backend::schedule_seed();  // a rerun under another schedule (bins_check.cuh)
 #endif
+  // The runner is another process, with no stream order with this one: every write queued here
+  // (poison fills, uploads) is finished before it runs the student's code on the same memory.
+  GRADER_CUDA_CHECK(cudaDeviceSynchronize());
   const remote::CallReply reply = runner.call(call, regions, schedule);
   if (reply.process != remote::CallReply::Process::kAlive) {
     discard_student_calls();

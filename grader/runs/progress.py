@@ -22,6 +22,7 @@ class LabProgress:
         self.write = write or (lambda line: print(line, flush=True))
         self.started = self.last_line = clock()
         self.current, self.current_since = None, None
+        self.done_before = 0  # outcomes of earlier runs of the same lab (grade.py's two phases)
 
     def say(self, text):
         self.write(f"  {self.lab}: {text}")
@@ -34,7 +35,7 @@ class LabProgress:
             self.current, self.current_since = current, now
         if now - self.last_line < self.every_s:
             return
-        line = f"{done}/{self.total} tests, {now - self.started:.0f} s"
+        line = f"{self.done_before + done}/{self.total} tests, {now - self.started:.0f} s"
         if current:
             line += f", running {current}"
             if now - self.current_since >= self.every_s:

@@ -96,6 +96,14 @@ class StudentLoop(unittest.TestCase):
         # The last line says what to do next (grader/next_step.py).
         self.assertTrue(last[-1].startswith("Next: open handouts/01-global-atomics.md and edit "
                                             "starter/lab01_global_atomics.cu"), last[-1])
+        # Lab 02 stays in the build (the build's labs only grow), but --labs 01 compiles lab 01
+        # alone: an unfinished lab 02 does not stop it.
+        folder = submission_with(os.path.join(self.tmp, "lab02-unfinished"), "", "")
+        with open(os.path.join(folder, "lab02_unrolling_ilp.cu"), "w") as f:
+            f.write("this lab is not written yet\n")
+        alone = grade("--labs", "01", "--submission", folder)
+        self.assertEqual(alone.returncode, 0, alone.stdout[-2000:])
+        self.assertRegex(alone.stdout, r"lab01\s+18/18\s+2\s+")
 
     def test_2_a_crash_costs_its_test_and_says_why(self):
         folder = submission_with(os.path.join(self.tmp, "no_tail_check"),
