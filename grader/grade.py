@@ -25,7 +25,7 @@ import sys
 import venv
 
 import toolchain  # noqa: E402  (grader/toolchain.py: meson's version, python3-venv, the CUDA toolkit)
-from runs.processes import REGISTRY, interrupt_stops_everything, kill_group, run_grouped  # noqa: E402
+from runs.processes import REGISTRY, STOP, interrupt_stops_everything, kill_group, run_grouped  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.path.join(ROOT, ".venv")
@@ -269,7 +269,8 @@ def grade_labs(build_dir, labs, timeout_s):
         def first_phase(lab):
             runs[lab] = student_runs.LabRun(programs[lab], timeout_s)
             runs[lab].run(speed=False)
-            print(f"  {lab}: {len(runs[lab].outcomes)}/{len(runs[lab].table)} tests run", flush=True)
+            if not STOP.is_set():  # after Ctrl-C, its one line alone
+                print(f"  {lab}: {len(runs[lab].outcomes)}/{len(runs[lab].table)} tests run", flush=True)
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             for done in [pool.submit(first_phase, lab) for lab in labs]:
                 done.result()

@@ -132,7 +132,7 @@ class LabRun:
                  and (speed is None or (kind == "speed") == speed)]
         if not names:
             return
-        self.progress.done_before = len(self.outcomes)
+        self.progress.start_phase(len(self.outcomes))
         # The runner's kill comes a little after the checker's own (and its watchdog's), which
         # give the clearer message.
         result = runner.run_tests(self.command, names, self.env, self.cwd, self.timeout_s + 10,

@@ -50,6 +50,18 @@ class LabProgressTest(unittest.TestCase):
         watch.tick(9, "Suite.Test9")
         self.assertEqual(lines[-1], "  lab01: 9/20 tests, 20 s, running Suite.Test9 (for 11 s of 30 s allowed)")
 
+    def test_a_later_phase_counts_on_and_starts_its_clock_anew(self):
+        clock = Clock()
+        watch = progress.LabProgress("lab01", 20, clock=clock)
+        lines = lines_of(watch)
+        clock.now += 30  # the lab waited while other labs graded
+        watch.start_phase(18)
+        watch.tick(0, "Lab01Speed.Slices")
+        self.assertEqual(lines, [])
+        clock.now += 10
+        watch.tick(1, "Lab01Speed.GridStride")
+        self.assertEqual(lines, ["  lab01: 19/20 tests, 10 s, running Lab01Speed.GridStride"])
+
     def test_a_test_stopped_for_time_is_said_at_once_without_googletest_words(self):
         clock = Clock()
         watch = progress.LabProgress("lab01", 20, clock=clock)
