@@ -114,10 +114,10 @@ class LabRun:
     phases (grade.py: the tests that time nothing, then the speed tests alone on the GPU). The
     results file is this harness's to write (write_results), not the checker's."""
 
-    def __init__(self, settings, timeout_s=DEFAULT_TEST_TIMEOUT_S):
+    def __init__(self, settings, timeout_s=DEFAULT_TEST_TIMEOUT_S, timeout_option="grade.py --timeout"):
         # The checker stops a call into the student's code after timeout_s, naming the function,
-        # and its message says how to allow more (grade.py's option).
-        self.settings = replace(settings, test_timeout_s=timeout_s, timeout_option="grade.py --timeout")
+        # and its message says how to allow more (grade.py's option; "" names GRADER_TEST_TIMEOUT).
+        self.settings = replace(settings, test_timeout_s=timeout_s, timeout_option=timeout_option)
         self.timeout_s = timeout_s
         self.command, self.cwd = self.settings.command(), os.getcwd()
         self.env = dict(os.environ, **self.settings.environment())

@@ -58,7 +58,10 @@ def main(argv):
               "`meson setup --reconfigure BUILD_DIR`. The CPU backend has no sanitizer setups.", file=sys.stderr)
         return SKIP
     program = os.path.basename(command[0])
-    if re.fullmatch(r"python[\d.]*(\.exe)?", program) or program.endswith(".py"):
+    # A lab's graded test (`meson test --suite labNN`) is grader/grade_lab.py, which runs the lab's
+    # checker test by test with this environment: it is wrapped as the checker is.
+    lab_harness = any(os.path.basename(arg) == "grade_lab.py" for arg in command[1:3])
+    if (re.fullmatch(r"python[\d.]*(\.exe)?", program) or program.endswith(".py")) and not lab_harness:
         os.execvp(command[0], command)
     if sanitizer == CPU_BACKEND:
         return under_schedule_seeds(tool, command)
@@ -66,7 +69,7 @@ def main(argv):
     # through the sanitizer, and fails when the runner's sanitizer reported an error
     # (grader/core/student_code.hpp). Other compiled tests run under it directly.
     wrapper = [sanitizer, "--tool", tool, "--error-exitcode", "66", "--print-limit", "20"]
-    if any(arg.startswith("--runner=") for arg in command[1:]):
+    if lab_harness or any(arg.startswith("--runner=") for arg in command[1:]):
         os.environ["GRADER_RUNNER_WRAPPER"] = "\n".join(wrapper)
         os.execv(command[0], command)
     os.execv(sanitizer, wrapper + command)

@@ -40,6 +40,23 @@ class SanitizeTest(unittest.TestCase):
         self.assertEqual(result.stdout.split("\n"), [str(self.fake), "--tool", "racecheck",
                                                      "--error-exitcode", "66", "--print-limit", "20"])
 
+    def test_a_labs_graded_test_starts_its_runners_under_the_sanitizer(self):
+        # `meson test --suite labNN` runs grader/grade_lab.py, which starts the lab's checker with
+        # this environment: the runners it starts run under the sanitizer, as above.
+        harness = Path(self.folder.name) / "grade_lab.py"
+        harness.write_text("import os\nprint(os.environ['GRADER_RUNNER_WRAPPER'].replace('\\n', ' '))\n")
+        result = run(str(self.fake), "racecheck", "--", sys.executable, str(harness), "--lab", "lab01")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.strip(), f"{self.fake} --tool racecheck --error-exitcode 66 "
+                                                "--print-limit 20")
+
+    def test_the_cpu_backend_runs_a_labs_graded_test_under_several_schedule_seeds(self):
+        harness = Path(self.folder.name) / "grade_lab.py"
+        harness.write_text("import os\nprint('seed', os.environ['CUDA_CPU_BACKEND_SEED'])\n")
+        result = run("cpu-backend", "racecheck", "--", sys.executable, str(harness), "--lab", "lab01")
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(result.stdout.count("seed "), 4, result.stdout)
+
     def test_runs_python_tests_without_the_sanitizer(self):
         result = run(str(self.fake), "memcheck", "--", sys.executable, "-c", "print('plain run')")
         self.assertEqual(result.returncode, 0, result.stderr)

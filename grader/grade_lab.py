@@ -1,0 +1,48 @@
+#!/usr/bin/env python3
+"""`meson test --suite labNN`'s program: one lab of this build graded as grade.py grades it, test
+by test through the same harness (grader/student_runs.py), its results written by the same code.
+`python3 grader/report.py BUILD` then prints the score table grade.py prints.
+
+    grade_lab.py --build-dir BUILD --lab lab01
+
+GRADER_TEST_TIMEOUT (seconds, default 30) is how long one call into the student's code may run.
+Exit status: 0 every test passed (or was skipped with a reason), 1 some failed, 2 a set-up error.
+"""
+import argparse
+import os
+import sys
+
+import student_runs
+from runs.processes import interrupt_stops_everything
+
+
+def main():
+    interrupt_stops_everything("grade_lab.py")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--build-dir", required=True)
+    parser.add_argument("--lab", required=True, help="e.g. lab01")
+    args = parser.parse_args()
+    try:
+        timeout_s = float(os.environ.get("GRADER_TEST_TIMEOUT", student_runs.DEFAULT_TEST_TIMEOUT_S))
+        programs = student_runs.graded_programs(student_runs.introspect_tests(args.build_dir))
+        run = student_runs.LabRun(programs[args.lab], timeout_s, timeout_option="")
+    except (ValueError, KeyError, RuntimeError) as error:
+        print(f"error: {args.lab} cannot be graded in {args.build_dir}: {error!r}", file=sys.stderr)
+        return 2
+    run.run()
+    document, output = run.document()
+    results_dir = os.path.join(args.build_dir, "results")
+    student_runs.write_results(results_dir, document, output)
+    print(output)
+    tests = document["tests"]
+    failed = [t["name"] for t in tests if t["status"] == "failed"]
+    print(f"{args.lab}: {sum(t['status'] == 'passed' for t in tests)}/{len(tests)} tests passed, "
+          f"{document['score']:g}/{document['max_score']:g} points"
+          + (f"; failed: {', '.join(failed)} (every message: "
+             f"{os.path.relpath(os.path.join(results_dir, args.lab + '-failures.txt'))})" if failed else "")
+          + f"; the score table: python3 grader/report.py {os.path.relpath(args.build_dir)}")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
