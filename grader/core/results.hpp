@@ -1,7 +1,10 @@
-// Points, metrics and the per-lab results file. Each graded test declares its points where it is
-// defined (GRADED_TEST); speed tests may add a stretch tier. One JSON schema serves every lab.
-// Points reward work: an edge-case, shape or rule test (GRADED_EDGE_TEST), which code that does
-// nothing may pass, earns its points only when the main tests of its version (suite) pass.
+// Points, metrics and the events of each graded test. Each graded test declares its points where it
+// is defined (GRADED_TEST); speed tests may add a stretch tier. The checker only reports: each test's
+// start and end (status, points, message, metrics, tiers, needs) go over the private results channel
+// (results_channel.hpp) to the harness, which scores them and writes the results
+// (grader/student_runs.py, grader/runs/scoring.py). Points reward work: an edge-case, shape or rule
+// test (GRADED_EDGE_TEST), which code that does nothing may pass, earns its points only when the main
+// tests of its version (suite) pass; the harness applies that rule.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -11,12 +14,6 @@
 #include <vector>
 
 namespace grader {
-
-constexpr const char* kResultsSchema = "gpu-histogram-workbook/results/v1";
-// Said of a passed edge test that earns nothing yet; grader/runs/scoring.py says the same.
-constexpr const char* kGateMessage =
-    "passed, but earns its points only once the main tests of this version pass (code that does "
-    "nothing passes this check too); not passed yet: ";
 
 enum class TestKind { kMain, kEdge, kSpeed };
 
@@ -36,7 +33,6 @@ struct TestRecord {
   std::string name;    // "Suite.Test"
   std::string status;  // passed, failed or skipped
   TestPoints points;
-  double score = 0;
   std::string message;  // failure or skip messages, for the student
   std::vector<std::pair<std::string, double>> metrics;
   std::vector<Tier> tiers;
@@ -63,9 +59,6 @@ TestPoints points_for(const std::string& test_name);
 // What an edge test's points wait for: the main tests of its suite, or of the whole program when
 // its suite has none (a rule test). Empty for main and speed tests.
 std::vector<std::string> tests_needed_by(const std::string& test_name);
-// Gives 0 points to each passed test whose needed tests did not all pass (or did not run), and
-// says why in its message. grade.py and the batch grader apply the same rule (grader/runs/scoring.py).
-void apply_gates(std::vector<TestRecord>& records);
 
 // Inside a running test: a figure for the report ("time_ms", "gbps", "percent_of_read_bw",
 // "speedup_vs_baseline") and a tier's outcome. A stretch tier never fails the test.
@@ -78,14 +71,7 @@ void record_tier(const std::string& name, bool met, const std::string& detail);
 // A line for the test's message that does not fail it (e.g. "timed on a throttled GPU").
 void record_note(const std::string& text);
 
-// Turns finished tests into records and score; unit-testable without running GoogleTest.
-TestRecord make_record(const std::string& name, const std::string& status, TestPoints points,
-                       const std::string& message, std::vector<std::pair<std::string, double>> metrics,
-                       std::vector<Tier> tiers);
-std::string results_json(const std::string& lab, const std::string& submission, std::uint64_t seed,
-                         const RunContext& context, const std::vector<TestRecord>& records);
-
-// Collects every test's record and writes the results file at the end of the run.
+// Reports each test's start and end over the results channel (no channel: nothing to report to).
 ::testing::TestEventListener* new_results_listener(const RunContext& context);
 
 }  // namespace grader

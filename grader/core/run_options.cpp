@@ -40,7 +40,6 @@ void parse_run_options(int& argc, char** argv) {
   } text_flags[] = {{"--lab=", "GRADER_LAB", &options.lab},
                     {"--submission=", "GRADER_SUBMISSION", &options.submission},
                     {"--data=", "GRADER_DATA", &options.data_path},
-                    {"--results=", "GRADER_RESULTS", &options.results_path},
                     {"--runner=", "GRADER_RUNNER", &options.runner_path},
                     {"--yardstick-runner=", "GRADER_YARDSTICK_RUNNER", &options.yardstick_runner_path}};
   for (const auto& flag : text_flags) {
@@ -61,7 +60,7 @@ void parse_run_options(int& argc, char** argv) {
       taken = true;
     } else if (!taken && arg.rfind("--", 0) == 0 && arg.rfind("--gtest_", 0) != 0) {
       throw UsageError("unknown option " + arg +
-                       "; the grader takes --lab= --submission= --data= --results= --runner= "
+                       "; the grader takes --lab= --submission= --data= --runner= "
                        "--yardstick-runner= "
                        "--seed= and "
                        "GoogleTest's --gtest_* options");

@@ -1,4 +1,4 @@
-// What one grading run was asked to do: data file, results file, seed, input sizes.
+// What one grading run was asked to do: data file, seed, input sizes.
 #pragma once
 #include <cstddef>
 #include <cstdint>
@@ -16,10 +16,9 @@ constexpr bool kCpuBackend = false;
 // Each text option is a flag (meson test passes them) or a GRADER_* variable (grade.py and the
 // batch set them: grader/runs/checker.py); the flag wins.
 struct RunOptions {
-  std::string lab;              // --lab=lab01, GRADER_LAB: names the run in the results file
+  std::string lab;              // --lab=lab01, GRADER_LAB: names the run
   std::string submission;       // --submission=PATH, GRADER_SUBMISSION: the folder graded
   std::string data_path;        // --data=PATH, GRADER_DATA: the standard samples file
-  std::string results_path;     // --results=PATH, GRADER_RESULTS: the JSON results ("" = none)
   std::string runner_path;      // --runner=PATH, GRADER_RUNNER: the graded lab file's program
   std::string yardstick_runner_path;  // --yardstick-runner=PATH, GRADER_YARDSTICK_RUNNER
   std::uint64_t seed = 2025;    // --seed=N or GRADER_SEED: inputs the grader generates

@@ -21,7 +21,6 @@ class CheckerSettings:
     yardstick_runner: str          # GRADER_YARDSTICK_RUNNER: the grader's yardsticks, timed alike
     data: str                      # GRADER_DATA: the standard samples file
     submission: str = ""           # GRADER_SUBMISSION: the graded folder (tests that read it)
-    results: str = ""              # GRADER_RESULTS: a results file ("" = none: the harness keeps them)
     test_timeout_s: float = 0.0    # GRADER_TEST_TIMEOUT: the program's own watchdog (0 = none)
     small_inputs: bool = False     # GRADER_SMALL_INPUTS: sanitizer runs' small sizes
     runner_wrapper: tuple = ()     # GRADER_RUNNER_WRAPPER: what the runner is started under
@@ -38,8 +37,6 @@ class CheckerSettings:
                "GRADER_TIMEOUT_OPTION": self.timeout_option}
         if self.submission:
             env["GRADER_SUBMISSION"] = self.submission
-        if self.results:
-            env["GRADER_RESULTS"] = self.results
         if self.small_inputs:
             env["GRADER_SMALL_INPUTS"] = "1"
         if self.runner_wrapper:

@@ -11,8 +11,8 @@ A technique check also names the kernels it read ("kernels"); it earns its point
 needed tests that passed launched each of them (the runner records the kernels a call launched,
 from CUPTI, as the metrics "launched:NAME"): instructions of a decoy kernel that never ran earn
 nothing.
-The checker applies the same rule to the results file it writes itself (grader/core/results.cpp);
-grade.py, the score table and the batch apply it here, to the checks too.
+The checker only reports each test (grader/core/results.cpp); grade.py, `meson test` (through
+grader/grade_lab.py), the score table and the batch apply the rule here, to the checks too.
 """
 import re
 
