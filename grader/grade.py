@@ -167,7 +167,6 @@ def compile_build(build_dir, targets=None):
 
 def check_labs(spec):
     """The labs --labs names, checked before anything is built; exits with the list otherwise."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from runs import labs as lab_list
     labs = lab_list.discover_labs(ROOT)
     try:
@@ -180,8 +179,8 @@ def check_labs(spec):
 def check_data_file(build_dir):
     """The standard data file, validated whole (size, range): a damaged one is a set-up error, not
     the student's failed tests."""
-    sys.path.insert(0, os.path.join(ROOT, "data"))
-    import samples_format as fmt
+    import data_modules
+    fmt = data_modules.load("samples_format")  # data/samples_format.py
     path = os.path.join(build_dir, "data", "data.bin")
     redo = (f"delete it and run this command again, which rebuilds it: rm {os.path.relpath(path)}")
     try:
@@ -201,8 +200,7 @@ def ensure_cuobjdump(nvcc):
     """On a cuda build the technique checks read the graded runner's machine code with cuobjdump
     and nvdisasm. A toolkit without them (pip's or conda's nvcc) gets NVIDIA's wheels in .venv,
     once; where that fails the checks fail, saying why."""
-    sys.path.insert(0, os.path.join(ROOT, "grader", "tools"))
-    from runner_code import find_cuobjdump
+    from tools.runner_code import find_cuobjdump
     if find_cuobjdump(nvcc):
         return
     # The toolkit's own major version where NVIDIA publishes it (13 and up; no 12.x wheels exist),

@@ -13,11 +13,9 @@ parses the options into settings.py's Settings; pipeline.py grades from them).
 import os
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-
-from batch.cli import main  # noqa: E402
-from grade import ensure_cuobjdump, ensure_tools  # noqa: E402  (into .venv when missing)
-from toolchain import find_cuda_toolkit  # noqa: E402
+from batch.cli import main
+from grade import ensure_cuobjdump, ensure_tools  # into .venv when missing
+from toolchain import find_cuda_toolkit
 
 
 def backend_of(argv):

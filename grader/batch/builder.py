@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 from runs.checker import build_programs, lab_checks
 
-from . import integrity, sandbox as sandboxing
-from .project import interface_headers
+from batch import integrity, sandbox as sandboxing
+from batch.project import interface_headers
 
 BUILD_TIMEOUT_S = 600
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")

@@ -4,10 +4,10 @@ import argparse
 import os
 import sys
 
-from . import project, submissions
-from .cpus import available_cpus
-from .paths import ReportPaths, WorkPaths, default_work_dir
-from .settings import MAX_SECRET, Seeds, Settings
+from batch import project, submissions
+from batch.cpus import available_cpus
+from batch.paths import ReportPaths, WorkPaths, default_work_dir
+from batch.settings import MAX_SECRET, Seeds, Settings
 
 USAGE_EPILOG = """\
 examples:
@@ -139,7 +139,7 @@ def parse_args(argv):
     parser.add_argument("--integrity", choices=["zero", "report"], default="zero",
                         help="library shortcuts and grader tampering: withhold the lab's score "
                              "(zero, default) or only report them")
-    from .gradescope import add_visibility_arguments  # --visibility, --test-visibility KIND=VALUE
+    from batch.gradescope import add_visibility_arguments  # --visibility, --test-visibility KIND=VALUE
     add_visibility_arguments(parser)
     parser.add_argument("--sanitizers", default="auto",
                         help="cuda backend: compute-sanitizer tools each passing correctness test "
@@ -187,7 +187,7 @@ def settings_from(args):
 def main(argv=None):
     argv = sys.argv[1:] if argv is None else argv
     if argv[:1] == ["merge"]:
-        from .merge import merge_main
+        from batch.merge import merge_main
         return merge_main(argv[1:])
     args = parse_args(argv)
     try:
@@ -195,5 +195,5 @@ def main(argv=None):
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
-    from .pipeline import grade_class  # the running side, given the settings alone
+    from batch.pipeline import grade_class  # the running side, given the settings alone
     return grade_class(settings)

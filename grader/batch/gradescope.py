@@ -21,8 +21,8 @@ import argparse
 import re
 from dataclasses import dataclass
 
-from . import student_view
-from .grading import first_line
+from batch import student_view
+from batch.grading import first_line
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 KINDS = {

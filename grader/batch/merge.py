@@ -5,8 +5,8 @@ import os
 import shutil
 import sys
 
-from . import reports, submissions
-from .paths import ReportPaths
+from batch import reports, submissions
+from batch.paths import ReportPaths
 
 
 def describe(shard):

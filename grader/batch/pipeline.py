@@ -14,9 +14,9 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from runs import runner
 
-from . import builder, cpus, grading, reports, second_opinion, submissions
-from .project import ROOT
-from .session import Batch
+from batch import builder, cpus, grading, reports, second_opinion, submissions
+from batch.project import ROOT
+from batch.session import Batch
 
 
 def _lab_map(batch):

@@ -12,8 +12,8 @@ import time
 
 from report import own_words, shorten  # grader/report.py
 
-from . import gradescope, grading, plots, student_view
-from .paths import ReportPaths
+from batch import gradescope, grading, plots, student_view
+from batch.paths import ReportPaths
 
 LOG_ATTEMPT_OUTPUT = 12000
 INSTRUCTOR_LOG = "instructor-log.txt"  # log.txt with every line the runs printed

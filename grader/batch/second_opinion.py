@@ -22,7 +22,7 @@ compute-sanitizer is absent: then it is the batch's only race check.
 import queue
 from concurrent.futures import ThreadPoolExecutor
 
-from . import builder, grading, integrity, sanitize
+from batch import builder, grading, integrity, sanitize
 
 SCHEDULE = "the CPU backend, under a shuffled thread schedule"
 

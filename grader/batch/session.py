@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from runs import runner
 from runs.checker import CheckerSettings
 
-from . import builder, paths, project, sandbox, sanitize
+from batch import builder, paths, project, sandbox, sanitize
 
 
 # The most samples a CPU-backend checker reads of the data file (grader/core/run_options.cpp

@@ -5,7 +5,7 @@ import os
 from dataclasses import dataclass, replace
 from typing import Optional
 
-from .paths import ReportPaths, WorkPaths
+from batch.paths import ReportPaths, WorkPaths
 
 
 @dataclass(frozen=True)

@@ -26,8 +26,15 @@ import sys
 import venv
 from pathlib import Path
 
-import sweep_csv
-from sweep_csv import SweepError
+# Run as a file (python3 grader/bench/plot_sweeps.py), Python sees this folder only: run again
+# with grader/, the import root, on PYTHONPATH (CONTRIBUTING.md, "Python imports").
+GRADER = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
+    os.execve(sys.executable, [sys.executable] + sys.argv, dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [GRADER, os.environ.get("PYTHONPATH")]))))
+
+from bench import sweep_csv  # noqa: E402
+from bench.sweep_csv import SweepError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_PYTHON = ROOT / ".venv" / "bin" / "python3"

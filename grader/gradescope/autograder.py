@@ -26,10 +26,9 @@ import sys
 import tempfile
 import traceback
 
-SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(SOURCE, "grader"))
+from batch import reports, submissions  # grader/, on PYTHONPATH (run_autograder, setup.sh)
 
-from batch import reports, submissions  # noqa: E402
+SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 GRADER_PROBLEM = ("The autograder could not grade this submission; this is a problem of the "
                   "grading set-up, not of your code. Your course staff has been told what went wrong.")

@@ -20,8 +20,12 @@ import sys
 import zipfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
-sys.path.insert(0, os.path.join(ROOT, "grader"))
+# Run as a file (python3 grader/gradescope/make_autograder_zip.py), Python sees this folder only:
+# run again with grader/, the import root, on PYTHONPATH (CONTRIBUTING.md, "Python imports").
+GRADER = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
+    os.execve(sys.executable, [sys.executable] + sys.argv, dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [GRADER, os.environ.get("PYTHONPATH")]))))
 
 from batch import cli, gradescope, project  # noqa: E402
 

@@ -24,8 +24,9 @@ case "$mode" in
       -r "$source_dir/requirements.txt"
     # Build once now, so that each submission compiles only its own files. Not fatal: a sandbox
     # may be refused while the image is built and allowed when it runs.
-    if ! PATH="$source_dir/.venv/bin:$PATH" "$source_dir/.venv/bin/python3" \
-        "$source_dir/grader/gradescope/autograder.py" warm-up; then
+    # grader/ is the import root of the grader's Python (CONTRIBUTING.md, "Python imports").
+    if ! PATH="$source_dir/.venv/bin:$PATH" PYTHONPATH="$source_dir/grader${PYTHONPATH:+:$PYTHONPATH}" \
+        "$source_dir/.venv/bin/python3" "$source_dir/grader/gradescope/autograder.py" warm-up; then
       echo "warning: the warm-up build failed (see above); submissions will build from scratch"
     fi
     ;;

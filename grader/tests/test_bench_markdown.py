@@ -1,4 +1,5 @@
-"""Tests for grader/bench/bench_markdown.py. Run: python3 grader/tests/test_bench_markdown.py"""
+"""Tests for grader/bench/bench_markdown.py.
+Run: PYTHONPATH=grader python3 grader/tests/test_bench_markdown.py"""
 import json
 import subprocess
 import sys
@@ -6,9 +7,9 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from bench import bench_markdown as bm
+
 SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "bench_markdown.py"
-sys.path.insert(0, str(SCRIPT.parent))
-import bench_markdown as bm  # noqa: E402
 
 
 def row(group, kernel, distribution, ms, **ratios):

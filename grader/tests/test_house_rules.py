@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """The house rules CONTRIBUTING.md states that a test can check: every source file under 400
-lines; every commit since the rules were written down has a subject `area: imperative summary` of
-at most 72 characters. Needs git and the project's history (a clean clone); without them it skips,
-saying why."""
+lines; no Python file under grader/ edits sys.path (grader/ is the import root: CONTRIBUTING.md,
+"Python imports"); every commit since the rules were written down has a subject `area: imperative
+summary` of at most 72 characters. Needs git and the project's history (a clean clone); without
+them it skips, saying why."""
 import os
 import re
 import subprocess
@@ -14,6 +15,9 @@ MAX_LINES = 400
 SOURCE = re.compile(r"(\.(py|cpp|hpp|cu|cuh|c|h|sh)|(^|/)meson\.build)$")
 SUBJECT = re.compile(r"^[a-z0-9_./+-]+( [a-z0-9_./+-]+)*(, [a-z0-9_./+-]+( [a-z0-9_./+-]+)*)*: \S")
 MAX_SUBJECT = 72
+# An edit of sys.path: a call of its insert, append or extend; an assignment to it, an item or a
+# slice of it; +=. Reading it (`set(sys.path)`, `x in sys.path`, `sys.path[0] == x`) is fine.
+PATH_EDIT = re.compile(r"\bsys\.path\s*(\.\s*(insert|append|extend)\s*\(|\[[^\]]*\]\s*=(?!=)|\+=|=(?!=))")
 
 
 def git(*args):
@@ -39,6 +43,20 @@ def too_long(paths):
     return found
 
 
+def path_edits(paths):
+    """`FILE:LINE: text` of each sys.path edit in the Python files under grader/."""
+    found = []
+    for path in paths:
+        if not (path.startswith("grader/") and path.endswith(".py")):
+            continue
+        if not os.path.isfile(os.path.join(ROOT, path)):
+            continue
+        with open(os.path.join(ROOT, path), encoding="utf-8", errors="replace") as f:
+            found += [f"{path}:{number}: {line.strip()}" for number, line in enumerate(f, 1)
+                      if PATH_EDIT.search(line)]
+    return found
+
+
 def bad_subjects(subjects):
     return [s for s in subjects if len(s) > MAX_SUBJECT or not SUBJECT.match(s)]
 
@@ -48,12 +66,25 @@ class HouseRules(unittest.TestCase):
         self.assertEqual(bad_subjects(["lab01: add a hint", "Fix stuff", "x: " + "y" * 80]),
                          ["Fix stuff", "x: " + "y" * 80])
         self.assertTrue(SOURCE.search("grader/meson.build") and not SOURCE.search("README.md"))
+        edit = "sys" + ".path"  # spelt in two, so that this file holds no edit itself
+        for line in (".insert(0, HERE)", ".append(HERE)", " .extend([HERE])", "[0] = HERE",
+                     "[:0] = [HERE]", " += [HERE]", " = [HERE]"):
+            self.assertTrue(PATH_EDIT.search(edit + line), edit + line)
+        for line in ("set(sys.path)", "x not in map(os.path.realpath, sys.path)", "sys.path[0] == x"):
+            self.assertFalse(PATH_EDIT.search(line), line)
 
     def test_every_source_file_stays_under_400_lines(self):
         files = tracked_files()
         if files is None:
             self.skipTest("not a git checkout: the tracked files are unknown")
         self.assertEqual(too_long(files), [], "split these files by job (CONTRIBUTING.md)")
+
+    def test_no_python_file_under_grader_edits_sys_path(self):
+        files = tracked_files()
+        if files is None:
+            self.skipTest("not a git checkout: the tracked files are unknown")
+        self.assertEqual(path_edits(files), [], "grader/ is the import root: import from it, and give "
+                         "a child process PYTHONPATH (CONTRIBUTING.md, \"Python imports\")")
 
     def test_commit_subjects_since_the_rules(self):
         try:

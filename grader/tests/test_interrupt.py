@@ -18,8 +18,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 GRADER = os.path.dirname(HERE)
 
 DRIVER = textwrap.dedent("""
-    import subprocess, sys
-    sys.path.insert(0, {grader!r})
+    import subprocess
     from runs.processes import REGISTRY, interrupt_stops_everything, run_grouped
     interrupt_stops_everything("driver")
     checker = subprocess.Popen(["sh", "-c", "sleep {token} & sleep {token}; wait"],
@@ -74,9 +73,10 @@ class InterruptTest(unittest.TestCase):
             f.write(NINJA_FILE.format(token=token))
         driver = os.path.join(tmp, "driver.py")
         with open(driver, "w") as f:
-            f.write(DRIVER.format(grader=GRADER, token=token, ninja=ninja, build=tmp))
+            f.write(DRIVER.format(token=token, ninja=ninja, build=tmp))
         process = subprocess.Popen([sys.executable, driver], stdout=subprocess.PIPE,
-                                   stderr=subprocess.PIPE, text=True, start_new_session=True)
+                                   stderr=subprocess.PIPE, text=True, start_new_session=True,
+                                   env=dict(os.environ, PYTHONPATH=GRADER))  # its import root
         self.addCleanup(lambda: [os.kill(pid, signal.SIGKILL) for pid in processes_with(token)])
         self.assertEqual(process.stdout.readline().strip(), "started")
         expected = 2 + (2 if ninja else 0)  # the checker's two sleeps, ninja's two

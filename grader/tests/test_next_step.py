@@ -2,13 +2,12 @@
 """grader/next_step.py: the last line of grade.py says what to do next, and the optional tools
 that are missing are listed one line each. No build needed."""
 import os
-import sys
 import tempfile
 import unittest
 
+import next_step
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-sys.path.insert(0, os.path.join(ROOT, "grader"))
-import next_step  # noqa: E402
 
 STARTER = os.path.join(ROOT, "starter")
 

@@ -1,5 +1,6 @@
 """Tests for grader/bench/plot_sweeps.py and sweep_csv.py: any lab's sweep CSV is read from its
-metadata alone, and drawn as students should see it. Run: python3 grader/tests/test_plot_sweeps.py
+metadata alone, and drawn as students should see it.
+Run: PYTHONPATH=grader python3 grader/tests/test_plot_sweeps.py
 
 The reading needs no matplotlib. The drawing tests (DrawingTest) need it: where it is missing they
 are skipped, saying so; `--check` and a clear error without it are tested either way.
@@ -12,11 +13,11 @@ import tempfile
 import unittest
 from pathlib import Path
 
+from bench import sweep_csv
+
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "grader" / "bench"
 SCRIPT = BENCH / "plot_sweeps.py"
-sys.path.insert(0, str(BENCH))
-import sweep_csv  # noqa: E402
 
 SMALL = """\
 # lab: 99
@@ -155,7 +156,7 @@ try:
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    import plot_sweeps
+    from bench import plot_sweeps
 except ImportError:
     plt = None
 

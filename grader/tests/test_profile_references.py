@@ -1,14 +1,12 @@
 """Tests for grader/bench/profile_references.py without ncu or a GPU: the pairing of the benchmark's
-rows with the profiled kernels, and the tables. Run: python3 grader/tests/test_profile_references.py"""
+rows with the profiled kernels, and the tables.
+Run: PYTHONPATH=grader python3 grader/tests/test_profile_references.py"""
 import csv
-import sys
 import tempfile
 import unittest
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "profile_references.py"
-sys.path.insert(0, str(SCRIPT.parent))
-import profile_references as pr  # noqa: E402
+from bench import profile_references as pr
 
 # The benchmark's --profile output merged with ncu's progress lines, as the script reads it.
 LOG = """GPU: Test GPU

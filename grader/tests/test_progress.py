@@ -8,12 +8,10 @@ import tempfile
 import time
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(HERE))  # grader/
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "batch", "tests"))  # its fake lab program
+from runs import progress, runner
+from runs.runner import TestOutcome
 
-from runs import progress, runner  # noqa: E402
-from runs.runner import TestOutcome  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 class Clock:
@@ -76,24 +74,25 @@ class LabProgressTest(unittest.TestCase):
         self.assertEqual(len(lines), 1)  # the line just said counts as output
 
 
-FAKE = [sys.executable, os.path.join(os.path.dirname(HERE), "batch", "tests", "fake_lab_program.py")]
+GRADER = os.path.dirname(HERE)
+FAKE = [sys.executable, os.path.join(GRADER, "batch", "tests", "fake_lab_program.py")]
 
 # A checker that stops a hanging call itself (as one given GRADER_TEST_TIMEOUT does): its verdict
-# carries the checker's words, and the harness tells it as a timeout at once.
+# carries the checker's words, and the harness tells it as a timeout at once. It imports the fake
+# lab program from grader/, its import root on PYTHONPATH (run_with_progress).
 CHECKER_STOPS_A_CALL = """
-import json, os, sys, time
-sys.path.insert(0, {fake_dir!r})
-from fake_lab_program import channel
+import json, os, time
+from batch.tests.fake_lab_program import channel
 key, out = channel()
 def send(event):
     os.write(out, (key + " " + json.dumps(event) + "\\n").encode())
-send({{"event": "hello", "backend": "fake", "device": "fake"}})
-send({{"event": "start", "test": "Fake.Hangs"}})
+send({"event": "hello", "backend": "fake", "device": "fake"})
+send({"event": "start", "test": "Fake.Hangs"})
 time.sleep(0.5)
-send({{"event": "end", "test": "Fake.Hangs", "status": "failed",
-       "message": "lab01::f: the process running your code did not finish within 0.5 s: ..."}})
-send({{"event": "start", "test": "Fake.Passes"}})
-send({{"event": "end", "test": "Fake.Passes", "status": "passed"}})
+send({"event": "end", "test": "Fake.Hangs", "status": "failed",
+       "message": "lab01::f: the process running your code did not finish within 0.5 s: ..."})
+send({"event": "start", "test": "Fake.Passes"})
+send({"event": "end", "test": "Fake.Passes", "status": "passed"})
 """
 
 
@@ -106,8 +105,8 @@ class RunnerReportsTest(unittest.TestCase):
         watch = progress.LabProgress("lab01", len(tests), limit_s=timeout, every_s=every_s,
                                      write=lambda line: said.append((time.monotonic(), line)))
         started = time.monotonic()
-        result = runner.run_tests(command, tests, dict(os.environ, PYTHONUNBUFFERED="1"), self.tmp,
-                                  timeout, progress=watch)
+        result = runner.run_tests(command, tests, dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=GRADER),
+                                  self.tmp, timeout, progress=watch)
         return result, [(at - started, line) for at, line in said]
 
     def test_a_hang_is_said_while_waiting_and_when_it_is_stopped(self):
@@ -125,7 +124,7 @@ class RunnerReportsTest(unittest.TestCase):
     def test_a_call_the_checker_stopped_is_a_timeout(self):
         script = os.path.join(self.tmp, "checker.py")
         with open(script, "w") as f:
-            f.write(CHECKER_STOPS_A_CALL.format(fake_dir=os.path.dirname(FAKE[1])))
+            f.write(CHECKER_STOPS_A_CALL)
         result, said = self.run_with_progress([sys.executable, script], ["Fake.Hangs", "Fake.Passes"],
                                               timeout=60.0, every_s=30.0)
         self.assertEqual(result.outcomes["Fake.Hangs"].fault, "timeout")

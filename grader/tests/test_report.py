@@ -1,14 +1,12 @@
-"""Tests for grader/report.py's score table. Run: python3 grader/tests/test_report.py"""
+"""Tests for grader/report.py's score table. Run: PYTHONPATH=grader python3 grader/tests/test_report.py"""
 import contextlib
 import io
 import json
 import os
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import report  # noqa: E402
+import report
 
 
 def test(name, status, kind, metrics=None, tiers=None):

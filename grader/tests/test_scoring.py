@@ -3,12 +3,9 @@
 a needed test that did not run here (skipped, or left out of the batch's plan) does not gate, but
 one needed test at least must have run and passed; a technique check earns only for a kernel its
 passed tests launched."""
-import os
-import sys
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-from runs import scoring  # noqa: E402
+from runs import scoring
 
 
 def test(name, status, score=1.0, needs=None):

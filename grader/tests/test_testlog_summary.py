@@ -1,14 +1,13 @@
 """Tests for grader/testlog_summary.py: the last lines of `grade.py --project-tests` name each
 failed test with the line that says why (unittest, GoogleTest, a script of its own, a timeout, a
-signal), each skipped one with its reason, then the counts. Run: python3 grader/tests/test_testlog_summary.py"""
+signal), each skipped one with its reason, then the counts.
+Run: PYTHONPATH=grader python3 grader/tests/test_testlog_summary.py"""
 import json
 import os
-import sys
 import tempfile
 import unittest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
-import testlog_summary  # noqa: E402
+import testlog_summary
 
 PROJECT = "gpu-histogram-workbook"
 UNITTEST_FAILURE = """..F....

@@ -4,15 +4,14 @@ python without ensurepip print), so they run on any machine, with or without CUD
 import os
 import re
 import stat
-import sys
 import tempfile
 import textwrap
 import unittest
 
+import toolchain
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.abspath(os.path.join(HERE, '..', '..'))
-sys.path.insert(0, os.path.join(ROOT, 'grader'))
-import toolchain  # noqa: E402
 
 CUDA_12_4_ARCHS = 'compute_50\ncompute_52\ncompute_53\ncompute_60\ncompute_61\ncompute_62\ncompute_70\n' \
                   'compute_72\ncompute_75\ncompute_80\ncompute_86\ncompute_87\ncompute_89\ncompute_90\n'

@@ -15,7 +15,7 @@ import subprocess
 import sys
 import sysconfig
 
-from kernel_listing import parse_sass
+from tools.kernel_listing import parse_sass
 
 INSTALL_HINT = ("install the CUDA toolkit's cuobjdump and nvdisasm, or `pip install "
                 "nvidia-cuda-cuobjdump nvidia-cuda-nvdisasm` (grade.py installs them into .venv)")

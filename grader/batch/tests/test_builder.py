@@ -6,14 +6,10 @@ of the same file is a cache hit. Seconds; the ccache part skips, saying so, with
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
-
-from batch import builder  # noqa: E402
+from batch import builder
 
 
 def hits(env):

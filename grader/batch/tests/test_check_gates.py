@@ -3,16 +3,11 @@
 correctness tests its reference entry needs passed (grader/runs/scoring.py), whatever the
 submission's own check results say they need; a check the reference skipped (the CPU backend
 grades no technique check) is left out of the grade."""
-import os
-import sys
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE))))
-
-from batch import grading, project  # noqa: E402
-from batch.builder import LabBuild  # noqa: E402
-from runs import runner  # noqa: E402
+from batch import grading, project
+from batch.builder import LabBuild
+from runs import runner
 
 LAB = project.Lab("lab02", "02", "02-unrolling-ilp", "lab02_unrolling_ilp.cu")
 MAIN = "Lab02PragmaUnroll.MatchesCpuOnUniformSamples"

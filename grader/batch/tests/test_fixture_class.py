@@ -18,14 +18,14 @@ import sys
 import tempfile
 import unittest
 
+import data_modules
+from batch.settings import Seeds
+from batch.tests.fixture_class_run import (COMMON, DATA_SEED, EMPTY, FILE, FIXTURES, GRID, HIDDEN_SEED,
+                                           MAX, SLICES, TOOL, grade, load, make_class, tests_of)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-sys.path.insert(0, os.path.join(ROOT, "grader"))
-sys.path.insert(0, os.path.join(ROOT, "data"))
-import keyed  # noqa: E402  (data/keyed.py: the hidden data file's generator)
-from batch.settings import Seeds  # noqa: E402
-from fixture_class_run import (COMMON, DATA_SEED, EMPTY, FILE, FIXTURES, GRID, HIDDEN_SEED,  # noqa: E402
-                               MAX, SLICES, TOOL, grade, load, make_class, tests_of)
+keyed = data_modules.load("keyed")  # data/keyed.py: the hidden data file's generator
 
 class FixtureClass(unittest.TestCase):
     @classmethod
@@ -95,7 +95,7 @@ class FixtureClass(unittest.TestCase):
     def test_no_process_outlives_the_batch(self):
         # This run's processes only (another user's grader runs the same programs): those whose
         # command line, environment, folder or sandbox mounts name this run's own temporary folder.
-        from own_processes import started_by_run
+        from batch.tests.own_processes import started_by_run
         left = started_by_run(os.path.basename(self.tmp))
         self.assertEqual(left, [], "processes this batch started are still running")
 

@@ -16,17 +16,14 @@ import time
 import unittest
 import zipfile
 
+from batch import cli, gradescope, grading, integrity, project, reports, submissions
+from runs import runner
+from batch.builder import LabBuild
+from gradescope import make_autograder_zip
+from batch.tests import machine_speed  # time limits scaled to this machine
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
-TEMPLATE = os.path.join(ROOT, "grader", "gradescope")
-sys.path.insert(0, os.path.join(ROOT, "grader"))
-sys.path.insert(0, TEMPLATE)
-
-from batch import cli, gradescope, grading, integrity, project, reports, submissions  # noqa: E402
-from runs import runner  # noqa: E402
-from batch.builder import LabBuild  # noqa: E402
-import make_autograder_zip  # noqa: E402
-import machine_speed  # noqa: E402  (time limits scaled to this machine)
 
 LAB = project.Lab("lab01", "01", "01-global-atomics", "lab01_global_atomics.cu")
 FILE = LAB.submission_file

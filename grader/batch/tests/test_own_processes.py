@@ -5,15 +5,12 @@ a sandbox) mount table, and nothing unmarked; a zombie is not counted. Seconds."
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import unittest
 import uuid
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import own_processes  # noqa: E402
+from batch.tests import own_processes
 
 
 def pids_of(found):

@@ -12,12 +12,11 @@ import unittest
 import xml.etree.ElementTree as ET
 import zipfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # grader/
+from batch import grading, integrity, merge, project, reports, submissions
+from runs import runner
+from batch.builder import LabBuild, clean_compiler_output
 
-from batch import grading, integrity, merge, project, reports, submissions  # noqa: E402
-from runs import runner  # noqa: E402
-from batch.builder import LabBuild, clean_compiler_output  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 FAKE = [sys.executable, os.path.join(HERE, "fake_lab_program.py")]
 LAB = project.Lab("lab01", "01", "01-global-atomics", "lab01_global_atomics.cu")

@@ -5,15 +5,13 @@ and the second opinion's verdicts (second_opinion.py) on made-up GPU and CPU out
 builds nothing (the scanner is the built batch_source_scan, BATCH_SOURCE_SCAN)."""
 import os
 import shutil
-import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # grader/
+from batch import integrity, second_opinion
+from runs.runner import RunResult, TestOutcome
 
-from batch import integrity, second_opinion  # noqa: E402
-from runs.runner import RunResult, TestOutcome  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 FIXTURE = os.path.join(os.path.dirname(HERE), "fixtures", "sanitizer_aware", "lab01_global_atomics.cu")
 

@@ -8,17 +8,15 @@ import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # grader/
+from runs import runner
 
-from runs import runner  # noqa: E402
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 FAKE = [sys.executable, os.path.join(HERE, "fake_lab_program.py")]
 
 
 def runner_all():
-    sys.path.insert(0, HERE)
-    import fake_lab_program
+    from batch.tests import fake_lab_program
     return fake_lab_program.ALL
 
 

@@ -15,14 +15,9 @@ import tempfile
 import unittest
 import uuid
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
-
-from batch import sandbox, sanitize  # noqa: E402
-from runs import runner  # noqa: E402
-
-sys.path.insert(0, HERE)
-import own_processes  # noqa: E402  (this run's processes only)
+from batch import sandbox, sanitize
+from runs import runner
+from batch.tests import own_processes  # this run's processes only
 
 
 def run_inside(box, script, **kwargs):

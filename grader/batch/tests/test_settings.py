@@ -11,15 +11,11 @@ import tempfile
 import types
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # grader/
-
-from batch import builder, cli, paths  # noqa: E402
-from batch.session import Batch  # noqa: E402
-from batch.settings import Seeds  # noqa: E402
-from runs import checker  # noqa: E402
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(HERE)), "gradescope"))
-import make_autograder_zip  # noqa: E402
+from batch import builder, cli, paths
+from batch.session import Batch
+from batch.settings import Seeds
+from runs import checker
+from gradescope import make_autograder_zip
 
 
 def parse(*argv):

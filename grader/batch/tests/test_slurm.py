@@ -20,13 +20,9 @@ import tempfile
 import time
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, HERE)
-import machine_speed  # noqa: E402  (time limits scaled to this machine now)
-from fixture_class_run import HIDDEN_SEED, ROOT, TOOL, load, make_class  # noqa: E402
-
-sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
-from batch.cpus import available_cpus  # noqa: E402
+from batch.tests import machine_speed  # time limits scaled to this machine now
+from batch.tests.fixture_class_run import HIDDEN_SEED, ROOT, TOOL, load, make_class
+from batch.cpus import available_cpus
 
 SUBMIT = os.path.join(ROOT, "grader", "batch", "slurm", "submit.sh")
 DAEMONS = ("munged", "slurmctld", "slurmd")

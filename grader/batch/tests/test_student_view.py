@@ -8,15 +8,11 @@ import html
 import os
 import re
 import shutil
-import sys
 import tempfile
 import unittest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))  # grader/
-
-from batch import gradescope, reports, sanitize, student_view  # noqa: E402
-from batch.student_view import RUNNER_PREFIX  # noqa: E402
+from batch import gradescope, reports, sanitize, student_view
+from batch.student_view import RUNNER_PREFIX
 
 SAMPLES = " ".join(str(v) for v in range(1000, 1256))  # 256 samples, 1279 characters
 

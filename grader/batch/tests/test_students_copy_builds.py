@@ -17,10 +17,7 @@ import sys
 import tempfile
 import time
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.dirname(os.path.dirname(HERE)))
-
-from batch import project  # noqa: E402
+from batch import project
 
 
 def answers_in(copy):

@@ -1,6 +1,7 @@
 """Unit tests for transform_launches.py (standard library only).
 
-Run: python3 grader/cpu_backend/tests/test_transform_launches.py
+Run: PYTHONPATH=grader/cpu_backend python3 grader/cpu_backend/tests/test_transform_launches.py
+(the CPU backend's Python stands alone: its folder is its import root, CONTRIBUTING.md)
 """
 
 import os
@@ -10,11 +11,10 @@ import sys
 import tempfile
 import unittest
 
+import transform_launches as tl  # grader/cpu_backend, on PYTHONPATH (tests/meson.build)
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRIPT = os.path.join(os.path.dirname(HERE), "transform_launches.py")
-sys.path.insert(0, os.path.dirname(HERE))
-
-import transform_launches as tl  # noqa: E402  (path set up above)
 
 
 def transform_text(text, name="input.cu", extra_files=None):

@@ -1,4 +1,5 @@
-"""Tests for grader/tools/inspect_kernels.py. Run: python3 grader/tests/test_inspect_kernels.py"""
+"""Tests for grader/tools/inspect_kernels.py.
+Run: PYTHONPATH=grader python3 grader/tools/tests/test_inspect_kernels.py"""
 import os
 import shutil
 import subprocess
@@ -9,10 +10,10 @@ import unittest
 from pathlib import Path
 from unittest import mock
 
+from tools import inspect_kernels as ik
+from tools import runner_code
+
 TOOLS = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(TOOLS))
-import inspect_kernels as ik  # noqa: E402
-import runner_code  # noqa: E402
 
 # The shape of `cuobjdump -sass` output (encodings trimmed): an interleaved loop at 0x30..0x80.
 SASS = """

@@ -9,9 +9,9 @@ import tempfile
 import textwrap
 import unittest
 
+from tools import launch_fit
+
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, '..'))
-import launch_fit  # noqa: E402
 
 TILE_OFFSETS = '_ZN5lab0552_GLOBAL__N__222f4b3f_19_lab05_scan_warps_cu_cccfc74b19tile_offsets_kernelEPii'
 SCAN_TILES = '_ZN5lab0552_GLOBAL__N__222f4b3f_19_lab05_scan_warps_cu_cccfc74b17scan_tiles_kernelEPKiiPiS2_'

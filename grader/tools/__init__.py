@@ -1,0 +1,1 @@
+"""Checks the project runs on itself: technique checks, call tables, self-test verdicts (README.md)."""
