@@ -25,6 +25,7 @@ import sys
 import venv
 
 import toolchain  # noqa: E402  (grader/toolchain.py: meson's version, python3-venv, the CUDA toolkit)
+from runs import results  # noqa: E402  (grader/runs/results.py: the one writer of a lab's results)
 from runs.processes import REGISTRY, STOP, interrupt_stops_everything, kill_group, run_grouped  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -281,7 +282,7 @@ def grade_labs(build_dir, labs, timeout_s):
             print(f"Grading {lab} ...", flush=True)
             runs = {lab: student_runs.LabRun(programs[lab], timeout_s)}
             runs[lab].run()
-        student_runs.write_results(results_dir, *runs[lab].document())
+        results.write(results_dir, *runs[lab].document())
     student_runs.gate_checks(results_dir, labs)
     os.makedirs(results_dir, exist_ok=True)
     return results_dir

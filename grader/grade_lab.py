@@ -13,6 +13,7 @@ import os
 import sys
 
 import student_runs
+from runs import results
 from runs.processes import interrupt_stops_everything
 
 
@@ -32,7 +33,7 @@ def main():
     run.run()
     document, output = run.document()
     results_dir = os.path.join(args.build_dir, "results")
-    student_runs.write_results(results_dir, document, output)
+    results.write(results_dir, document, output)
     print(output)
     tests = document["tests"]
     failed = [t["name"] for t in tests if t["status"] == "failed"]

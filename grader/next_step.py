@@ -73,8 +73,8 @@ def optional_tools(root, build_dir, labs_run, backend, nvcc):
 
 
 def closing_lines(root, build_dir, submission, in_venv, nvcc):
-    import report
-    results, not_run, _missing = report.load_run(build_dir)
+    from runs.results import load_run
+    results, not_run, _missing = load_run(build_dir)
     labs_run = [lab.name for lab in lab_list.discover_labs(root) if lab.name not in not_run]
     backend = results[0].get("backend") if results else None
     lines = []

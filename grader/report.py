@@ -11,52 +11,12 @@ speedup over the grader's baseline). Then every speed test's tiers, met or not; 
 with the line of its message that says what went wrong, and where the full messages are; the last
 line counts tests, as the table does.
 """
-import glob
-import json
 import os
 import sys
 
-from runs import scoring  # grader/runs: a technique check's points need its correctness tests
+from runs.results import load_run, telling_line  # grader/runs/results.py
 
-SCHEMA = "gpu-histogram-workbook/results/v1"
 FAILURES_SHOWN_PER_LAB = 3  # the first failures say where to start; the log has the rest
-
-
-def load_file(path):
-    try:
-        with open(path) as f:
-            data = json.load(f)
-    except (OSError, json.JSONDecodeError) as error:
-        print(f"warning: cannot read {path}: {error}", file=sys.stderr)
-        return None
-    if data.get("schema") != SCHEMA:
-        print(f"warning: {path} is not a results file of this grader", file=sys.stderr)
-        return None
-    return data
-
-
-def load_run(build_dir):
-    """(results of this run, labs not run this time, labs run without a results file). grade.py
-    writes results/run.json naming the labs it ran; without it (after a `meson test`), every
-    results file found is shown, as found."""
-    folder = os.path.join(build_dir, "results")
-    try:
-        with open(os.path.join(folder, "run.json")) as f:
-            run = json.load(f)
-    except (OSError, json.JSONDecodeError):
-        run = None
-    if run is None:
-        paths = sorted(glob.glob(os.path.join(folder, "lab*.json")))
-        return scoring.gate_documents([r for r in map(load_file, paths) if r]), [], []
-    results, missing = [], []
-    for lab in run["labs_run"]:
-        found = [load_file(p) for p in sorted(glob.glob(os.path.join(folder, f"{lab}*.json")))]
-        found = [r for r in found if r]
-        if not any(r["lab"] == lab for r in found):
-            missing.append(lab)
-        results += found
-    return (scoring.gate_documents(results),
-            [lab for lab in run["all_labs"] if lab not in run["labs_run"]], missing)
 
 
 def figure(metrics, key, fmt):
@@ -107,57 +67,6 @@ def tier_lines(results):
                 verdicts = "pass met" if test["status"] == "passed" else "pass not met"
             lines.append(f"  {lab['lab']} {test['name'].split('.')[-1]}: {verdicts}")
     return lines
-
-
-GTEST_ACTUAL = ("Actual: false (", "Actual: true (")
-GTEST_THREW = ('C++ exception with description "', '" thrown in the test body.')
-
-
-def own_words(message):
-    """A failure's message in the grader's own words, GoogleTest's framing taken off: "Failed",
-    "file.cu:79: Failure", "Value of: expression", "Expected: true", and the "Actual: false (...)"
-    around the grader's explanation (what it found wrong, then the wrong bins), or the 'C++
-    exception with description "..." thrown in the test body.' around the grader's exception.
-    The one place that does it: the score table, the batch's log.txt, results.json and class
-    report use it."""
-    out, explaining = [], False
-    for line in (message or "").splitlines():
-        bare = line.strip()
-        if bare.startswith(GTEST_THREW[0]):
-            line = bare = bare[len(GTEST_THREW[0]):]
-        if bare.endswith(GTEST_THREW[1]):
-            line = bare = bare[:-len(GTEST_THREW[1])]
-        if bare in ("Expected: true", "Expected: false"):
-            if explaining and out and out[-1].endswith(")"):
-                out[-1] = out[-1][:-1]  # the parenthesis GoogleTest closes the explanation with
-            explaining = False
-        elif bare == "Failed" or bare.endswith(": Failure") or bare.startswith("Value of:"):
-            continue
-        elif bare.startswith(GTEST_ACTUAL):
-            out.append(bare[bare.index("(") + 1:])
-            explaining = True
-        elif bare not in ("Actual: false", "Actual: true"):
-            out.append(line.rstrip())
-    return "\n".join(out).strip("\n")
-
-
-def telling_line(message):
-    """The first line that says what went wrong, in the grader's own words (own_words)."""
-    for line in own_words(message).splitlines():
-        if line.strip():
-            return line.strip()
-    return "(no message)"
-
-
-def shorten(text, limit):
-    """`text` in at most `limit` characters, cut at a word with an ellipsis (…) where too long."""
-    if len(text) <= limit:
-        return text
-    cut = text[:limit - 1]
-    space = cut.rfind(" ")
-    if space >= limit // 2:
-        cut = cut[:space]
-    return cut.rstrip(" ,;:-") + "…"
 
 
 def hint_lines(message):

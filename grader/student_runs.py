@@ -14,10 +14,9 @@ import json
 import os
 from dataclasses import dataclass, replace
 
-from runs import checker, progress, runner, scoring
+from runs import checker, progress, results, runner, scoring
 from runs.processes import run_grouped
 
-SCHEMA = "gpu-histogram-workbook/results/v1"
 DEFAULT_TEST_TIMEOUT_S = 30  # well under a minute: every test of every lab takes seconds
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
@@ -77,10 +76,7 @@ def gate_checks(results_dir, labs):
                 pass  # no results for the lab: the checks' needs are not met
         checks = [d for d in scoring.gate_documents(documents) if d.get("lab") == f"{lab}-technique"]
         for document in checks:
-            temporary = paths[1] + ".partial"
-            with open(temporary, "w", encoding="utf-8") as f:
-                f.write(json.dumps(document, indent=1) + "\n")
-            os.replace(temporary, paths[1])
+            results.write_document(paths[1], document)
 
 
 def points_table(command, env, cwd):
@@ -100,13 +96,6 @@ def points_table(command, env, cwd):
             needs = [] if parts[4] == "-" else parts[4].split(",")
             table.append((parts[0], float(parts[1]), float(parts[2]), parts[3], needs))
     return table, headline
-
-
-def score_of(outcome, points, stretch):
-    if outcome.status != "passed":
-        return 0.0
-    met = any(t.get("name") == "stretch" and t.get("met") for t in outcome.tiers)
-    return points + (stretch if met else 0.0)
 
 
 class LabRun:
@@ -143,47 +132,9 @@ class LabRun:
 
     def document(self):
         """(results document, run output) of the tests run so far."""
-        tests = []
-        for name, points, stretch, kind, needs in self.table:
-            if name not in self.outcomes:
-                continue  # left out of this run (LabRun.run's `only`)
-            outcome = self.outcomes[name]
-            tests.append({"name": name, "status": outcome.status, "kind": kind,
-                          "score": score_of(outcome, points, stretch), "max_score": points + stretch,
-                          "message": outcome.message, "needs": needs, "metrics": outcome.metrics,
-                          "tiers": outcome.tiers, "fault": outcome.fault})
-        scoring.apply_gates(tests)
-        hello = self.hello or {}
-        document = {"schema": SCHEMA, "lab": self.settings.lab, "submission": self.settings.submission,
-                    "backend": hello.get("backend", "?"), "device": hello.get("device", "?"),
-                    "score": sum(t["score"] for t in tests),
-                    "max_score": sum(t["max_score"] for t in tests), "tests": tests}
-        if self.headline:
-            document["headline"] = self.headline
+        document = results.lab_document(self.settings.lab, self.settings.submission, self.hello,
+                                        self.table, self.outcomes, self.headline)
         output = "\n".join(f"-- run {i}: {a.filter_count} test(s), status {a.returncode}"
                            + (f": {a.reason}" if a.reason else "") + "\n" + a.output
                            for i, a in enumerate(self.attempts, 1))
         return document, output
-
-
-def failures_text(document):
-    """Every failed test with its whole message: what the score table shortens."""
-    lines = []
-    for test in document["tests"]:
-        if test["status"] == "failed":
-            lines += [f"FAILED {document['lab']} {test['name']}", test["message"].rstrip(), ""]
-    return "\n".join(lines)
-
-
-def write_results(results_dir, document, output):
-    """labNN.json (the score table's input), labNN-failures.txt, labNN-output.txt."""
-    os.makedirs(results_dir, exist_ok=True)
-    lab = document["lab"]
-    files = {f"{lab}.json": json.dumps(document, indent=1) + "\n",
-             f"{lab}-failures.txt": failures_text(document),
-             f"{lab}-output.txt": output}
-    for name, text in files.items():
-        temporary = os.path.join(results_dir, name + ".partial")
-        with open(temporary, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(temporary, os.path.join(results_dir, name))

@@ -3,12 +3,12 @@ with the first line of its output that says why, read from meson's JSON test log
 (BUILD/meson-logs/testlog.json: one object a line, with name, result, returncode, duration, stdout
 and stderr). A test's "why" is, by the kind of program: a Python unittest's failing test and its
 exception line; a GoogleTest's failed test and its message in the grader's own words
-(report.own_words); a script's own "FAIL..."/"error:" line; else its last line of output."""
+(runs/results.own_words); a script's own "FAIL..."/"error:" line; else its last line of output."""
 import json
 import os
 import re
 
-from report import shorten, telling_line  # grader/report.py
+from runs.results import shorten, telling_line  # grader/runs/results.py
 
 FAILED = ("FAIL", "TIMEOUT", "ERROR", "UNEXPECTEDPASS")
 PASSED = ("OK", "EXPECTEDFAIL")

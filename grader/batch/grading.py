@@ -6,7 +6,7 @@ the same harness on the same machine), never from the submission's own process: 
 cannot add tests, change their points, or make a test it fails drop out of the maximum. Tests the
 reference run skipped (speed tests on the CPU backend) are not gradable here and are left out.
 """
-from report import shorten, telling_line  # grader/report.py: the student's score table
+from runs.results import shorten, telling_line  # grader/runs/results.py
 from runs import scoring
 
 from batch import integrity, student_view

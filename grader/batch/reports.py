@@ -10,7 +10,7 @@ import json
 import os
 import time
 
-from report import own_words, shorten  # grader/report.py
+from runs.results import own_words, shorten  # grader/runs/results.py
 
 from batch import gradescope, grading, plots, student_view
 from batch.paths import ReportPaths

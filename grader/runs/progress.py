@@ -6,12 +6,11 @@ seconds prints nothing here.
 runner.run_tests calls tick() while it waits on a checker and timed_out() for each test it or the
 checker stopped for time.
 """
-import re
 import time
 
+from runs.results import telling_line  # a message's first line without GoogleTest's framing
+
 PROGRESS_EVERY_S = 10
-# GoogleTest's wrapping of an exception's text, which says nothing to a student.
-GTEST_EXCEPTION = re.compile(r'^C\+\+ exception with description "(.*)" thrown in the test body\.?$')
 
 
 class LabProgress:
@@ -50,6 +49,5 @@ class LabProgress:
         self.say(line)
 
     def timed_out(self, outcome):
-        first = outcome.message.strip().splitlines()[0] if outcome.message.strip() else "timed out"
-        unwrapped = GTEST_EXCEPTION.match(first)
-        self.say(f"{outcome.name} failed: {unwrapped.group(1) if unwrapped else first}")
+        first = telling_line(outcome.message) if outcome.message.strip() else "timed out"
+        self.say(f"{outcome.name} failed: {first}")

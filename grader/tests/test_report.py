@@ -1,4 +1,5 @@
-"""Tests for grader/report.py's score table. Run: PYTHONPATH=grader python3 grader/tests/test_report.py"""
+"""Tests for grader/report.py's score table and grader/runs/results.py's reading of messages.
+Run: PYTHONPATH=grader python3 grader/tests/test_report.py"""
 import contextlib
 import io
 import json
@@ -7,6 +8,7 @@ import tempfile
 import unittest
 
 import report
+from runs import results as lab_results
 
 
 def test(name, status, kind, metrics=None, tiers=None):
@@ -57,20 +59,20 @@ class ScoreTable(unittest.TestCase):
         message = ("labs/test.cu:51: Failure\nValue of: grader::histogram_matches_cpu(what, samples)\n"
                    "  Actual: false (uniform: histogram_v1_slices: bins wrong\nbin 3: expected 5, "
                    "got 4)\nExpected: true\nlabs/test.cu:57: Failure\nFailed\nnormal: 2 bins wrong")
-        self.assertEqual(report.own_words(message), "uniform: histogram_v1_slices: bins wrong\n"
+        self.assertEqual(lab_results.own_words(message), "uniform: histogram_v1_slices: bins wrong\n"
                          "bin 3: expected 5, got 4\nnormal: 2 bins wrong")
-        self.assertEqual(report.telling_line("Value of: f()\n  Actual: false (bins wrong)\n"
+        self.assertEqual(lab_results.telling_line("Value of: f()\n  Actual: false (bins wrong)\n"
                                              "Expected: true"), "bins wrong")
-        self.assertEqual(report.telling_line(""), "(no message)")
+        self.assertEqual(lab_results.telling_line(""), "(no message)")
         threw = ('C++ exception with description "lab01::histogram_v1_slices: the process running '
                  'your code crashed: SIGSEGV" thrown in the test body.')
-        self.assertEqual(report.own_words(threw),
+        self.assertEqual(lab_results.own_words(threw),
                          "lab01::histogram_v1_slices: the process running your code crashed: SIGSEGV")
 
     def test_long_text_is_cut_at_a_word_with_an_ellipsis(self):
-        self.assertEqual(report.shorten("the bins were never zeroed", 40), "the bins were never zeroed")
-        self.assertEqual(report.shorten("the bins were never zeroed", 17), "the bins were…")
-        self.assertEqual(len(report.shorten("x" * 50, 10)), 10)  # no word to cut at
+        self.assertEqual(lab_results.shorten("the bins were never zeroed", 40), "the bins were never zeroed")
+        self.assertEqual(lab_results.shorten("the bins were never zeroed", 17), "the bins were…")
+        self.assertEqual(len(lab_results.shorten("x" * 50, 10)), 10)  # no word to cut at
 
     def test_results_without_a_headline_fall_back_to_the_first_timed_pass(self):
         old = dict(LAB03, headline=None)
@@ -93,7 +95,7 @@ class TechniqueChecks(unittest.TestCase):
             documents = {"lab02.json": {"lab": "lab02", "tests": lab_tests},
                          "lab02_technique.json": {"lab": "lab02-technique", "tests": checks}}
             for name, document in documents.items():
-                document.update(schema=report.SCHEMA, score=sum(t["score"] for t in document["tests"]),
+                document.update(schema=lab_results.SCHEMA, score=sum(t["score"] for t in document["tests"]),
                                 max_score=len(document["tests"]), backend="b", device="d", submission="s")
                 with open(os.path.join(build, "results", name), "w") as f:
                     json.dump(document, f)
@@ -102,8 +104,8 @@ class TechniqueChecks(unittest.TestCase):
             output = io.StringIO()
             with contextlib.redirect_stdout(output):
                 report.main(["report.py", build])
-            results, _, _ = report.load_run(build)
-            return {r["lab"]: r for r in results}, output.getvalue()
+            loaded, _, _ = lab_results.load_run(build)
+            return {r["lab"]: r for r in loaded}, output.getvalue()
 
     def test_a_check_earns_only_once_the_tests_it_needs_passed(self):
         main = dict(test("Lab02PragmaUnroll.MatchesCpuOnUniformSamples", "failed", "main"))

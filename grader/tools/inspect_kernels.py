@@ -45,7 +45,6 @@ Usage:
   inspect_kernels.py --listing FILE.sass|FILE.ptx --check ...   (a saved listing, no compiling)
 """
 import argparse
-import json
 import os
 import re
 import shutil
@@ -65,9 +64,9 @@ if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
 from tools.kernel_listing import (DERIVED, FAMILIES, READABLE, Loop, find_kernel,  # noqa: E402, F401
                                   find_kernels, find_loops, innermost, parse_ptx, parse_sass, show)
 from tools.runner_code import Unreadable, disassemble, find_cuobjdump, read_program  # noqa: E402
+from runs import results as lab_results  # noqa: E402  (the one schema and writer of results)
 
 SKIP = 77
-RESULTS_SCHEMA = "gpu-histogram-workbook/results/v1"
 
 
 class UsageError(Exception):
@@ -236,15 +235,11 @@ def write_results(path, args, described, outcomes, needs, status_of=None):
                       "message": "" if status == "passed" else message,
                       "needs": needs.get(check.label, []), "kernels": [check.kernel],
                       "metrics": {}, "tiers": []})
-    results = {"schema": RESULTS_SCHEMA, "lab": args.lab, "submission": args.source or args.runner,
+    results = {"schema": lab_results.SCHEMA, "lab": args.lab, "submission": args.source or args.runner,
                "backend": "compiled code", "device": described, "seed": 0,
                "score": sum(t["score"] for t in tests), "max_score": args.points * len(tests),
                "tests": tests}
-    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
-    temporary = path + ".partial"
-    with open(temporary, "w") as f:
-        json.dump(results, f, indent=1)
-    os.replace(temporary, path)
+    lab_results.write_document(path, results)
 
 
 def check_runner(checks, args):
