@@ -1,5 +1,5 @@
-"""grade.py's test runs: each lab's graded program through the grader's test runner
-(grader/runs/runner.py), the one the batch grader uses. A crash, a CUDA fault or a hang then costs
+"""grade.py's test runs: each lab's graded program through the grader's harness
+(grader/runs/harness.py), the one the batch grader uses. A crash, a CUDA fault or a hang then costs
 the test it happened in, reported with its cause in words (the signal, the CUDA error, the
 watchdog), and the lab's other tests still run in a fresh process. Then the lab's results file,
 made from this run alone, and a text file with every failure's full message.
@@ -14,7 +14,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 
-from runs import checker, progress, results, runner, scoring
+from runs import checker, harness, progress, results, scoring
 from runs.processes import run_grouped
 
 DEFAULT_TEST_TIMEOUT_S = 30  # well under a minute: every test of every lab takes seconds
@@ -124,7 +124,7 @@ class LabRun:
         self.progress.start_phase(len(self.outcomes))
         # The runner's kill comes a little after the checker's own (and its watchdog's), which
         # give the clearer message.
-        result = runner.run_tests(self.command, names, self.env, self.cwd, self.timeout_s + 10,
+        result = harness.run_tests(self.command, names, self.env, self.cwd, self.timeout_s + 10,
                                   progress=self.progress)
         self.outcomes.update(result.outcomes)
         self.attempts += result.attempts

@@ -12,11 +12,11 @@ import time
 import traceback
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
-from runs import runner
+from runs import harness
 
 from batch import builder, cpus, grading, reports, second_opinion, submissions
 from batch.project import ROOT
-from batch.session import Batch
+from batch.session import BatchSession
 
 
 def _lab_map(batch):
@@ -37,7 +37,7 @@ def grade_class(settings):
     for warning in warnings:
         print(f"warning: {warning}")
     try:
-        return run_batch(Batch(settings), entries)
+        return run_batch(BatchSession(settings), entries)
     except RuntimeError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
@@ -229,7 +229,7 @@ def run_batch(batch, entries):
     failures = []
 
     def grade(entry, collected):
-        if runner.STOP.is_set():
+        if harness.STOP.is_set():
             return
         files = collected.files
         notes = list(collected.notes)
@@ -255,7 +255,7 @@ def run_batch(batch, entries):
         run_started = time.monotonic()
         try:
             for name in ready:
-                if runner.STOP.is_set():
+                if harness.STOP.is_set():
                     return
                 tests = [n for n, *_ in grading.reference_plan(reference["labs"][name])[0]]
                 budget = batch.settings.budget_s
@@ -266,11 +266,11 @@ def run_batch(batch, entries):
             gpu_queue.put(gpu)
             busy += time.monotonic() - run_started
             batch.unstage(folder)
-        if opinion is not None and runs and not runner.STOP.is_set():
+        if opinion is not None and runs and not harness.STOP.is_set():
             started_cpu = time.monotonic()
             opinion.judge(files, builds, runs, seeds)
             busy += time.monotonic() - started_cpu
-        if runner.STOP.is_set():
+        if harness.STOP.is_set():
             return
         lab_records = {name: grading.assemble_lab(labs[name], builds[name], runs.get(name),
                                                   reference["labs"][name], batch.settings.integrity)
@@ -308,8 +308,8 @@ def run_batch(batch, entries):
                 batch.log(f"error grading {entry.student} (not recorded; a re-run retries it):\n"
                           + traceback.format_exc())
     except KeyboardInterrupt:
-        runner.STOP.set()
-        runner.REGISTRY.kill_all()
+        harness.STOP.set()
+        harness.REGISTRY.kill_all()
         pool.shutdown(wait=True, cancel_futures=True)
         batch.log("interrupted: every submission graded so far is kept; run again to go on")
         finish(batch, records, batch_summary(batch, reference))

@@ -96,7 +96,7 @@ def evidence(run_result):
 
 
 def apply(outcomes, tool, run_result):
-    """Fail each test of `outcomes` (name -> runner.TestOutcome) that passed in the normal run and
+    """Fail each test of `outcomes` (name -> harness.TestOutcome) that passed in the normal run and
     that the `tool` run shows a race in. Returns the names failed."""
     failed = []
     for name, why in evidence(run_result).items():

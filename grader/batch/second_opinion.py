@@ -54,7 +54,7 @@ def evidence(run_result):
 
 
 def apply(outcomes, judged, cpu_run):
-    """Fail each test of `outcomes` (name -> runner.TestOutcome) that passed on the GPU, that the
+    """Fail each test of `outcomes` (name -> harness.TestOutcome) that passed on the GPU, that the
     reference passes on the CPU backend (`judged`) and that fails there. Returns the names failed."""
     failed = []
     for name, why in evidence(cpu_run).items():

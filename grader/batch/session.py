@@ -14,7 +14,7 @@ import tempfile
 import threading
 from dataclasses import dataclass, replace
 
-from runs import runner
+from runs import harness
 from runs.checker import CheckerSettings
 
 from batch import builder, paths, project, sandbox, sanitize
@@ -32,8 +32,9 @@ class RunUser:
     name: str
 
 
-class Batch:
-    """One invocation: its settings, workers, GPU slots, reference, and the output folder."""
+class BatchSession:
+    """What one batch (one run of grade_submissions.py over a class, driven by pipeline.run_batch)
+    holds and does: its settings, GPU slots, run user, data, and each lab's launch."""
 
     def __init__(self, settings):
         self.settings = settings
@@ -303,7 +304,7 @@ class Batch:
 
     def list_lab_tests(self, lab, folder, gpu, run_inputs=()):
         command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs)
-        return runner.list_tests(command, env, cwd, 120, user=self.user, wrap=wrap)
+        return harness.list_tests(command, env, cwd, 120, user=self.user, wrap=wrap)
 
     def run_lab(self, lab, folder, tests, gpu, run_inputs, budget=None, tool=None):
         """Run `tests` of `lab`; with `tool`, under that compute-sanitizer tool on small inputs."""
@@ -338,7 +339,7 @@ class Batch:
 
     def _run_lab(self, lab, folder, tests, gpu, run_inputs, budget, tool=None):
         command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs, tool)
-        result = runner.run_tests(command, tests, env, cwd, self.timeout_of(tool), user=self.user,
+        result = harness.run_tests(command, tests, env, cwd, self.timeout_of(tool), user=self.user,
                                   budget_s=budget, seed=folder.input_seed, wrap=wrap)
         if self.sandbox is not None:
             sandbox.explain_run_limits(result.outcomes, self.sandbox.gpu)

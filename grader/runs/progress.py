@@ -3,7 +3,7 @@ one ("  lab01: 12/20 tests, 41 s, running Lab01GridStride.MatchesCpuOnUniformSam
 at once when a test runs out of time, with its reason. Never a line per test: a lab that grades in
 seconds prints nothing here.
 
-runner.run_tests calls tick() while it waits on a checker and timed_out() for each test it or the
+harness.run_tests calls tick() while it waits on a checker and timed_out() for each test it or the
 checker stopped for time.
 """
 import time

@@ -26,7 +26,7 @@ def score_of(status, tiers, points, stretch):
 
 def lab_document(lab, submission, hello, table, outcomes, headline=None):
     """The results document of a lab's run. `table`: the checker's points table [(test, pass
-    points, stretch points, kind, needs)] in run order; `outcomes`: {test: runs.runner.TestOutcome}
+    points, stretch points, kind, needs)] in run order; `outcomes`: {test: runs.harness.TestOutcome}
     (tests without one were left out of this run); `hello`: what the checker said of itself."""
     tests = []
     for name, points, stretch, kind, needs in table:

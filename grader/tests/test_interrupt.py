@@ -23,7 +23,7 @@ DRIVER = textwrap.dedent("""
     interrupt_stops_everything("driver")
     checker = subprocess.Popen(["sh", "-c", "sleep {token} & sleep {token}; wait"],
                                start_new_session=True)
-    REGISTRY.add(checker.pid)  # as runs/runner.py registers a checker
+    REGISTRY.add(checker.pid)  # as runs/harness.py registers a checker
     print("started", flush=True)
     if {ninja!r}:
         run_grouped([{ninja!r}, "-C", {build!r}, "-j", "2"], stdout=subprocess.DEVNULL)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""grader/runs/progress.py and its use by grader/runs/runner.py: a line of progress once 10 s
+"""grader/runs/progress.py and its use by grader/runs/harness.py: a line of progress once 10 s
 passed without one (never a line per test), and at once when a test is stopped for time, with its
 reason, on a fake lab program that speaks the results channel (no build needed)."""
 import os
@@ -8,8 +8,8 @@ import tempfile
 import time
 import unittest
 
-from runs import progress, runner
-from runs.runner import TestOutcome
+from runs import harness, progress
+from runs.harness import TestOutcome
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -105,7 +105,7 @@ class RunnerReportsTest(unittest.TestCase):
         watch = progress.LabProgress("lab01", len(tests), limit_s=timeout, every_s=every_s,
                                      write=lambda line: said.append((time.monotonic(), line)))
         started = time.monotonic()
-        result = runner.run_tests(command, tests, dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=GRADER),
+        result = harness.run_tests(command, tests, dict(os.environ, PYTHONUNBUFFERED="1", PYTHONPATH=GRADER),
                                   self.tmp, timeout, progress=watch)
         return result, [(at - started, line) for at, line in said]
 

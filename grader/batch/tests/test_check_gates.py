@@ -7,7 +7,7 @@ import unittest
 
 from batch import grading, project
 from batch.builder import LabBuild
-from runs import runner
+from runs import harness
 
 LAB = project.Lab("lab02", "02", "02-unrolling-ilp", "lab02_unrolling_ilp.cu")
 MAIN = "Lab02PragmaUnroll.MatchesCpuOnUniformSamples"
@@ -30,8 +30,8 @@ def build(needs_claimed):
 
 
 def run(main_status):
-    result = runner.RunResult()
-    result.outcomes[MAIN] = runner.TestOutcome(MAIN, main_status, "" if main_status == "passed"
+    result = harness.RunResult()
+    result.outcomes[MAIN] = harness.TestOutcome(MAIN, main_status, "" if main_status == "passed"
                                                else "bins wrong at 3")
     return result
 

@@ -17,7 +17,7 @@ import unittest
 import zipfile
 
 from batch import cli, gradescope, grading, integrity, project, reports, submissions
-from runs import runner
+from runs import harness
 from batch.builder import LabBuild
 from gradescope import make_autograder_zip
 from batch.tests import machine_speed  # time limits scaled to this machine
@@ -93,12 +93,12 @@ FLAG = "calls exit()"
 
 
 def run_of(passed=True, speed_passed=True):
-    result = runner.RunResult()
+    result = harness.RunResult()
     for name, _, _ in CORRECTNESS:
-        result.outcomes[name] = runner.TestOutcome(name, "passed" if passed else "failed",
+        result.outcomes[name] = harness.TestOutcome(name, "passed" if passed else "failed",
                                                    "" if passed else "bins wrong at 3")
     name = SPEED[0][0]
-    result.outcomes[name] = runner.TestOutcome(
+    result.outcomes[name] = harness.TestOutcome(
         name, "passed" if speed_passed else "failed", "" if speed_passed else "2.1x the baseline",
         metrics={"time_ms": 0.42, "speedup_vs_baseline": 1.1}, tiers=[{"name": "stretch", "met": True}])
     return result

@@ -13,7 +13,7 @@ import xml.etree.ElementTree as ET
 import zipfile
 
 from batch import grading, integrity, merge, project, reports, submissions
-from runs import runner
+from runs import harness
 from batch.builder import LabBuild, clean_compiler_output
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -189,9 +189,9 @@ def reference_lab(tests=(("S.A", 2, 0, "passed"), ("S.B", 1, 1, "passed"), ("S.S
 
 
 def run_of(**statuses):
-    result = runner.RunResult()
+    result = harness.RunResult()
     for name, (status, tiers) in statuses.items():
-        result.outcomes["S." + name] = runner.TestOutcome("S." + name, status, "msg", tiers=tiers)
+        result.outcomes["S." + name] = harness.TestOutcome("S." + name, status, "msg", tiers=tiers)
     return result
 
 

@@ -9,7 +9,7 @@ import tempfile
 import unittest
 
 from batch import integrity, second_opinion
-from runs.runner import RunResult, TestOutcome
+from runs.harness import RunResult, TestOutcome
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""grader/runs/runner.py, as the batch uses it, on a fake lab program speaking the results channel
+"""grader/runs/harness.py, as the batch uses it, on a fake lab program speaking the results channel
 (fake_lab_program.py): verdicts from the channel only, crashes, hangs and exits as failures with
 their cause, budgets. Fast, nothing built."""
 import os
@@ -8,7 +8,7 @@ import sys
 import tempfile
 import unittest
 
-from runs import runner
+from runs import harness
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -28,7 +28,7 @@ class Temp(unittest.TestCase):
 
 class RunnerTest(Temp):
     def run_fake(self, tests, timeout=5.0, budget=None):
-        return runner.run_tests(FAKE, tests, dict(os.environ, PYTHONUNBUFFERED="1"), self.tmp,
+        return harness.run_tests(FAKE, tests, dict(os.environ, PYTHONUNBUFFERED="1"), self.tmp,
                                 timeout, budget_s=budget)
 
     def test_verdicts_come_from_the_channel(self):
@@ -70,7 +70,7 @@ class RunnerTest(Temp):
         self.assertEqual(result.outcomes["Fake.Pass1"].status, "passed")
         attempt = result.attempts[0]
         self.assertGreater(attempt.dropped_bytes, 4 * 1024 * 1024)
-        self.assertLess(len(attempt.output), runner.OUTPUT_HEAD_BYTES + runner.OUTPUT_TAIL_BYTES + 200)
+        self.assertLess(len(attempt.output), harness.OUTPUT_HEAD_BYTES + harness.OUTPUT_TAIL_BYTES + 200)
 
     def test_the_budget_stops_a_submission_of_hangs(self):
         result = self.run_fake(["Fake.Hang", "Fake.Pass3"], timeout=30, budget=1.5)
@@ -95,7 +95,7 @@ class RunnerTest(Temp):
         self.assertIn("never started", result.outcomes["Fake.Pass1"].message)
 
     def test_list_tests(self):
-        self.assertEqual(runner.list_tests(FAKE, dict(os.environ), self.tmp, 30), runner_all())
+        self.assertEqual(harness.list_tests(FAKE, dict(os.environ), self.tmp, 30), runner_all())
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ import unittest
 import uuid
 
 from batch import sandbox, sanitize
-from runs import runner
+from runs import harness
 from batch.tests import own_processes  # this run's processes only
 
 
@@ -143,12 +143,12 @@ class SanitizerEvidence(unittest.TestCase):
         self.assertIn("Race reported", found["Lab03.Counts"][0])
 
     def test_a_hazard_or_a_wrong_result_fails_a_passing_test_but_a_crash_does_not(self):
-        run = runner.RunResult()
-        run.attempts.append(runner.Attempt(command=[], filter_count=3, output=self.OUTPUT))
-        run.outcomes = {"Lab03.Wrong": runner.TestOutcome("Lab03.Wrong", "failed", "bins wrong"),
-                        "Lab03.Crashed": runner.TestOutcome("Lab03.Crashed", "failed", "SIGSEGV",
+        run = harness.RunResult()
+        run.attempts.append(harness.Attempt(command=[], filter_count=3, output=self.OUTPUT))
+        run.outcomes = {"Lab03.Wrong": harness.TestOutcome("Lab03.Wrong", "failed", "bins wrong"),
+                        "Lab03.Crashed": harness.TestOutcome("Lab03.Crashed", "failed", "SIGSEGV",
                                                             fault="crash")}
-        outcomes = {name: runner.TestOutcome(name, "passed") for name in
+        outcomes = {name: harness.TestOutcome(name, "passed") for name in
                     ("Lab03.Zeroes", "Lab03.Counts", "Lab03.Wrong", "Lab03.Crashed")}
         failed = sanitize.apply(outcomes, "racecheck", run)
         self.assertEqual(sorted(failed), ["Lab03.Counts", "Lab03.Wrong"])

@@ -12,7 +12,7 @@ import types
 import unittest
 
 from batch import builder, cli, paths
-from batch.session import Batch
+from batch.session import BatchSession
 from batch.settings import Seeds
 from runs import checker
 from gradescope import make_autograder_zip
@@ -145,7 +145,7 @@ class CheckerSettingsTest(Temp):
     def batch(self, sandboxed):
         settings = cli.settings_from(parse("--backend", "cpu", "--input-seed", "918273645",
                                            "--labs", "01")[0])
-        batch = Batch(settings)
+        batch = BatchSession(settings)
         batch.data_file, batch.snapshot = os.path.join(self.tmp, "data.bin"), "/project"
         if sandboxed:
             class Box:

@@ -1,5 +1,5 @@
 // Lab 00 known-wrong programs for the self-tests: the solution with one defect, chosen with
-// -DKNOWN_DEFECT=N (labs/00-host-program/meson.build says what each must fail).
+// -DKNOWN_WRONG=N (labs/00-host-program/meson.build says what each must fail).
 //   1 no_range_check: samples outside 0..1023 are counted, not refused
 //   2 exits_zero_on_errors: says "error:" but exits with status 0
 //   3 space_separated: prints the bins without the commas of data/histogram.py
@@ -44,14 +44,14 @@ int main(int argc, char** argv) {
   std::ifstream file(argv[1], std::ios::binary | std::ios::ate);
   if (!file) {
     std::fprintf(stderr, "error: cannot open %s: check the path (python3 data/generate.py makes one)\n", argv[1]);
-    return KNOWN_DEFECT == 2 ? 0 : 1;
+    return KNOWN_WRONG == 2 ? 0 : 1;
   }
   const std::streamoff bytes = file.tellg();
   if (bytes % static_cast<std::streamoff>(sizeof(int)) != 0) {
     std::fprintf(stderr, "error: %s holds %lld bytes, not a whole number of int32 samples: the file is "
                  "truncated; generate it again with python3 data/generate.py\n", argv[1],
                  static_cast<long long>(bytes));
-    return KNOWN_DEFECT == 2 ? 0 : 1;
+    return KNOWN_WRONG == 2 ? 0 : 1;
   }
   samples.resize(static_cast<std::size_t>(bytes) / sizeof(int));
   file.seekg(0);
@@ -61,18 +61,18 @@ int main(int argc, char** argv) {
     return 1;
   }
   for (std::size_t i = 0; i < samples.size(); ++i) {
-    if (KNOWN_DEFECT != 1 && (samples[i] < 0 || samples[i] >= kNumBins)) {
+    if (KNOWN_WRONG != 1 && (samples[i] < 0 || samples[i] >= kNumBins)) {
       std::fprintf(stderr, "error: sample %zu of %s is %d, outside 0..%d: this is not a samples file "
                    "of this lab; generate one with python3 data/generate.py\n", i, argv[1], samples[i],
                    kNumBins - 1);
-      return KNOWN_DEFECT == 2 ? 0 : 1;
+      return KNOWN_WRONG == 2 ? 0 : 1;
     }
   }
   const int n = static_cast<int>(samples.size());
 
   std::vector<int> bins(kNumBins);
   float kernel_ms = 0;
-  if (KNOWN_DEFECT == 4 && argc < 100) {
+  if (KNOWN_WRONG == 4 && argc < 100) {
     for (int v : samples) ++bins[v];
     std::printf("[");
     for (int b = 0; b < 10; ++b) std::printf(b ? ", %d" : "%d", bins[b]);
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaFree(d_bins));
 
   std::printf("[");
-  for (int b = 0; b < 10; ++b) std::printf(b ? (KNOWN_DEFECT == 3 ? " %d" : ", %d") : "%d", bins[b]);
-  std::printf("]\nkernel time: %.3f ms\n", KNOWN_DEFECT == 5 ? 0.001f : kernel_ms);
+  for (int b = 0; b < 10; ++b) std::printf(b ? (KNOWN_WRONG == 3 ? " %d" : ", %d") : "%d", bins[b]);
+  std::printf("]\nkernel time: %.3f ms\n", KNOWN_WRONG == 5 ? 0.001f : kernel_ms);
   return 0;
 }

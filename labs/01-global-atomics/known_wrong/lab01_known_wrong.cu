@@ -1,5 +1,5 @@
 // Lab 01 kernels that are wrong on purpose: the grader must catch each one (meson suite
-// `selftest`). Built once per defect, chosen with -DKNOWN_DEFECT=N:
+// `selftest`). Built once per defect, chosen with -DKNOWN_WRONG=N:
 //   1 empty            the kernels count nothing
 //   2 off_by_one_tail  v1's grid is rounded down, so the last partial block of samples is lost
 //   3 racy             a plain read-modify-write instead of atomicAdd (lost updates on a GPU)
@@ -14,18 +14,18 @@
 namespace lab01 {
 namespace {
 
-constexpr int kDefect = KNOWN_DEFECT;
+constexpr int kWrongCase = KNOWN_WRONG;
 
 __device__ void count(int* d_bins, int value) {
-  if (kDefect == 3) {
+  if (kWrongCase == 3) {
     d_bins[value] = d_bins[value] + 1;
   } else {
-    atomicAdd(&d_bins[value + (kDefect == 4 ? 1 : 0)], 1);
+    atomicAdd(&d_bins[value + (kWrongCase == 4 ? 1 : 0)], 1);
   }
 }
 
 __global__ void slices_kernel(const int* d_samples, int n, int* d_bins, int samples_per_thread) {
-  if constexpr (kDefect != 1) {
+  if constexpr (kWrongCase != 1) {
     const long long begin =
         (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * samples_per_thread;
     for (long long i = begin; i < begin + samples_per_thread && i < n; ++i) count(d_bins, d_samples[i]);
@@ -33,7 +33,7 @@ __global__ void slices_kernel(const int* d_samples, int n, int* d_bins, int samp
 }
 
 __global__ void grid_stride_kernel(const int* d_samples, int n, int* d_bins) {
-  if constexpr (kDefect != 1) {
+  if constexpr (kWrongCase != 1) {
     for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
       count(d_bins, d_samples[i]);
     }
@@ -44,7 +44,7 @@ std::chrono::steady_clock::time_point last_return{};
 
 // Defect 5: true (and the work skipped) for a call of a timed round.
 bool wipe_if_timed(const int* d_samples, int n, int* d_bins) {
-  const bool timed = kDefect == 5 && n >= (1 << 24) &&
+  const bool timed = kWrongCase == 5 && n >= (1 << 24) &&
                      std::chrono::steady_clock::now() - last_return < std::chrono::milliseconds(1);
   if (!timed) return false;
   cudaMemsetAsync(const_cast<int*>(d_samples), 0xff, static_cast<std::size_t>(n) * sizeof(int));
@@ -65,7 +65,7 @@ void histogram_v1_slices(const int* d_samples, int n, int* d_bins, SliceLaunch l
   cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
   if (n == 0) return;
   const long long per_block = static_cast<long long>(launch.threads_per_block) * launch.samples_per_thread;
-  long long blocks = kDefect == 2 ? n / per_block : (n + per_block - 1) / per_block;
+  long long blocks = kWrongCase == 2 ? n / per_block : (n + per_block - 1) / per_block;
   if (blocks == 0) blocks = 1;  // keeps the tail defect a wrong answer, not a refused launch
   slices_kernel<<<static_cast<int>(blocks), launch.threads_per_block>>>(d_samples, n, d_bins,
                                                                         launch.samples_per_thread);

@@ -1,5 +1,5 @@
 // Lab 02 kernels that are wrong on purpose: the grader must catch each one (meson suites
-// `selftest` and `technique`). Built once per defect, chosen with -DKNOWN_DEFECT=N:
+// `selftest` and `technique`). Built once per defect, chosen with -DKNOWN_WRONG=N:
 //   1 empty                v2 and v3 count nothing
 //   2 tail_dropped         v3 forgets the last slice % 4 samples of each slice
 //   3 grid_rounded_down    v2's grid is rounded down, so the samples past the last full block are lost
@@ -15,7 +15,7 @@
 namespace lab02 {
 namespace {
 
-constexpr int kDefect = KNOWN_DEFECT;
+constexpr int kWrongCase = KNOWN_WRONG;
 
 struct Slice {
   long long begin, end;
@@ -34,9 +34,9 @@ __global__ void histogram_v1_slices_kernel(const int* d_samples, int n, int* d_b
 
 __global__ void histogram_v2_pragma_unroll_kernel(const int* d_samples, int n, int* d_bins,
                                                   int samples_per_thread) {
-  if constexpr (kDefect == 1) return;
+  if constexpr (kWrongCase == 1) return;
   const Slice s = my_slice(n, samples_per_thread);
-  if constexpr (kDefect == 4) {
+  if constexpr (kWrongCase == 4) {
 #pragma unroll 1
     for (long long i = s.begin; i < s.end; ++i) atomicAdd(&d_bins[d_samples[i]], 1);
   } else {
@@ -47,11 +47,11 @@ __global__ void histogram_v2_pragma_unroll_kernel(const int* d_samples, int n, i
 
 __global__ void histogram_v3_manual_ilp_kernel(const int* d_samples, int n, int* d_bins,
                                                int samples_per_thread) {
-  if constexpr (kDefect == 1) return;
+  if constexpr (kWrongCase == 1) return;
   const Slice s = my_slice(n, samples_per_thread);
   long long i = s.begin;
   for (; i + kIlpWays <= s.end; i += kIlpWays) {
-    if constexpr (kDefect == 5) {
+    if constexpr (kWrongCase == 5) {
       atomicAdd(&d_bins[d_samples[i]], 1);
       atomicAdd(&d_bins[d_samples[i + 1]], 1);
       atomicAdd(&d_bins[d_samples[i + 2]], 1);
@@ -64,7 +64,7 @@ __global__ void histogram_v3_manual_ilp_kernel(const int* d_samples, int n, int*
       atomicAdd(&d_bins[d], 1);
     }
   }
-  if constexpr (kDefect != 2) {
+  if constexpr (kWrongCase != 2) {
     for (; i < s.end; ++i) atomicAdd(&d_bins[d_samples[i]], 1);
   }
 }
@@ -107,14 +107,14 @@ void histogram_v1_slices(const int* d_samples, int n, int* d_bins, SliceLaunch l
 void histogram_v2_pragma_unroll(const int* d_samples, int n, int* d_bins, SliceLaunch launch) {
   cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
   if (n == 0) return;
-  histogram_v2_pragma_unroll_kernel<<<blocks_for(n, launch, kDefect == 3), launch.threads_per_block>>>(
+  histogram_v2_pragma_unroll_kernel<<<blocks_for(n, launch, kWrongCase == 3), launch.threads_per_block>>>(
       d_samples, n, d_bins, launch.samples_per_thread);
 }
 
 void histogram_v3_manual_ilp(const int* d_samples, int n, int* d_bins, SliceLaunch launch) {
   cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
   if (n == 0) return;
-  if constexpr (kDefect == 6) {
+  if constexpr (kWrongCase == 6) {
     count_through_mapped_memory(d_samples, n, d_bins);
     return;
   }

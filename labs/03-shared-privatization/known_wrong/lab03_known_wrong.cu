@@ -1,5 +1,5 @@
 // Lab 03 kernels that are wrong on purpose: the grader must catch each one (meson suites
-// `selftest` and `technique`). Built once per defect, chosen with -DKNOWN_DEFECT=N:
+// `selftest` and `technique`). Built once per defect, chosen with -DKNOWN_WRONG=N:
 //   1 empty                   the kernels count nothing and saturate_v4 caps nothing
 //   2 merge_only_own_bin      thread t merges only bin t: bins past blockDim.x are lost
 //   3 zero_only_own_bin       thread t zeroes only bin t: bins past blockDim.x keep stale shared memory
@@ -18,22 +18,22 @@
 namespace lab03 {
 namespace {
 
-constexpr int kDefect = KNOWN_DEFECT;
+constexpr int kWrongCase = KNOWN_WRONG;
 
 template <class Bin>
 __device__ void zero_private(Bin* s_bins, int count) {
-  if (kDefect == 3) {
+  if (kWrongCase == 3) {
     if (static_cast<int>(threadIdx.x) < count) s_bins[threadIdx.x] = 0;
   } else {
     for (int b = threadIdx.x; b < count; b += blockDim.x) s_bins[b] = 0;
   }
-  if (kDefect != 8) __syncthreads();
+  if (kWrongCase != 8) __syncthreads();
 }
 
 template <class Bin>
 __device__ void merge_private(const Bin* s_bins, Bin* d_bins, int count) {
-  if (kDefect != 4) __syncthreads();
-  if (kDefect == 2) {
+  if (kWrongCase != 4) __syncthreads();
+  if (kWrongCase == 2) {
     if (static_cast<int>(threadIdx.x) < count) atomicAdd(&d_bins[threadIdx.x], s_bins[threadIdx.x]);
     return;
   }
@@ -52,8 +52,8 @@ constexpr bool kRunnerSide = false;
 
 template <class Bin>
 __device__ void count(Bin* s_bins, Bin* d_bins, int bin) {
-  if (kDefect == 1) return;
-  if (kDefect == 7 || (kDefect == 9 && kRunnerSide)) {
+  if (kWrongCase == 1) return;
+  if (kWrongCase == 7 || (kWrongCase == 9 && kRunnerSide)) {
     atomicAdd(&d_bins[bin], Bin{1});
   } else {
     atomicAdd(&s_bins[bin], Bin{1});
@@ -99,8 +99,8 @@ __global__ void histogram_v4_wide_kernel(const unsigned int* d_values, int n, un
 }
 
 __global__ void saturate_v4_kernel(unsigned int* d_bins, int num_bins, unsigned int cap) {
-  if (kDefect == 1) return;
-  const unsigned int limit = kDefect == 6 ? cap - 1 : cap;
+  if (kWrongCase == 1) return;
+  const unsigned int limit = kWrongCase == 6 ? cap - 1 : cap;
   const int b = blockIdx.x * blockDim.x + threadIdx.x;
   if (b < num_bins && d_bins[b] > limit) d_bins[b] = limit;
 }
@@ -108,7 +108,7 @@ __global__ void saturate_v4_kernel(unsigned int* d_bins, int num_bins, unsigned 
 __global__ void histogram_v5_letters_kernel(const unsigned char* d_text, int n, unsigned int* d_bins) {
   __shared__ unsigned int s_bins[kLetterBins];
   zero_private(s_bins, kLetterBins);
-  const unsigned int last = kDefect == 5 ? 26 : 25;
+  const unsigned int last = kWrongCase == 5 ? 26 : 25;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     const unsigned int position = static_cast<unsigned int>(d_text[i]) - 'a';
     if (position <= last) count(s_bins, d_bins, static_cast<int>(position / kLettersPerBin));

@@ -1,5 +1,5 @@
 // Lab 04 kernels that are wrong on purpose: the grader must catch each one (meson suite
-// `selftest`). Built once per defect, chosen with -DKNOWN_DEFECT=N:
+// `selftest`). Built once per defect, chosen with -DKNOWN_WRONG=N:
 //   1 empty                 the kernels count nothing
 //   2 missing_barrier       no __syncthreads() between copying the chunk and scanning it
 //   3 off_by_one_tail       the grid is rounded down, so the last partial chunk is never counted
@@ -13,7 +13,7 @@
 namespace lab04 {
 namespace {
 
-constexpr int kDefect = KNOWN_DEFECT;
+constexpr int kWrongCase = KNOWN_WRONG;
 
 struct Chunk {
   long long first;
@@ -28,21 +28,21 @@ __device__ Chunk this_blocks_chunk(int n, int samples_per_block) {
 
 __device__ void copy_chunk(const int* d_samples, Chunk chunk, int* s_chunk) {
   for (int i = threadIdx.x; i < chunk.count; i += blockDim.x) s_chunk[i] = d_samples[chunk.first + i];
-  if (kDefect != 2) __syncthreads();
+  if (kWrongCase != 2) __syncthreads();
 }
 
 __global__ void histogram_v1_inverse_kernel(const int* d_samples, int n, int* d_bins,
                                             int samples_per_block) {
   extern __shared__ int s_chunk[];
   __shared__ int s_counts[kNumBins];
-  if constexpr (kDefect == 1) return;
+  if constexpr (kWrongCase == 1) return;
   const Chunk chunk = this_blocks_chunk(n, samples_per_block);
   const int bin = threadIdx.x;
   s_counts[bin] = 0;
   copy_chunk(d_samples, chunk, s_chunk);
   for (int i = 0; i < chunk.count; ++i) {
     if (s_chunk[i] == bin) {
-      if (kDefect == 4) {
+      if (kWrongCase == 4) {
         atomicAdd(&s_counts[bin], 1);
       } else {
         ++s_counts[bin];
@@ -55,27 +55,27 @@ __global__ void histogram_v1_inverse_kernel(const int* d_samples, int n, int* d_
 __global__ void histogram_v2_banks_kernel(const int* d_samples, int n, int* d_bins,
                                           int samples_per_block) {
   extern __shared__ int s_chunk[];
-  if constexpr (kDefect == 1) return;
+  if constexpr (kWrongCase == 1) return;
   const Chunk chunk = this_blocks_chunk(n, samples_per_block);
   copy_chunk(d_samples, chunk, s_chunk);
   const int bin = threadIdx.x;
   int count = 0;
   for (int i = 0; i < chunk.count; ++i) {
-    if (kDefect == 4) {
+    if (kWrongCase == 4) {
       if (s_chunk[i] == bin) atomicAdd(&d_bins[bin], 1);
     } else {
       count += (s_chunk[i] == bin) ? 1 : 0;
     }
   }
-  if (kDefect != 4) atomicAdd(&d_bins[bin], count);
+  if (kWrongCase != 4) atomicAdd(&d_bins[bin], count);
 }
 
 // v3 and v4: bins t + k * (kNumBins / kBins), k < kBins.
 template <int kBins>
 __device__ void count_several_bins(const int* d_samples, int n, int* d_bins, int samples_per_block,
                                    int* s_chunk) {
-  if constexpr (kDefect == 1) return;
-  constexpr int kStride = kNumBins / kBins - (kDefect == 5 && kBins == 2 ? 1 : 0);
+  if constexpr (kWrongCase == 1) return;
+  constexpr int kStride = kNumBins / kBins - (kWrongCase == 5 && kBins == 2 ? 1 : 0);
   const Chunk chunk = this_blocks_chunk(n, samples_per_block);
   copy_chunk(d_samples, chunk, s_chunk);
   int counts[kBins] = {};
@@ -104,7 +104,7 @@ void check_launch_shape(const char* kernel, ChunkLaunch launch, int bins_per_thr
   const int needed = threads_to_cover_the_bins(bins_per_thread);
   // Defect 6 still refuses blocks over 1024 threads, which the GPU itself would refuse: its
   // lesson is the block that launches fine and miscounts.
-  const bool bad_block = kDefect == 6 ? launch.threads_per_block > 1024
+  const bool bad_block = kWrongCase == 6 ? launch.threads_per_block > 1024
                                       : launch.threads_per_block != needed;
   if (bad_block) {
     throw LaunchShapeError(std::string(kernel) + " needs " + std::to_string(needed) +
@@ -123,7 +123,7 @@ void launch(const char* name, Kernel kernel, int bins_per_thread, const int* d_s
   cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
   if (n == 0) return;
   const long long per_block = shape.samples_per_block;
-  long long blocks = kDefect == 3 ? n / per_block : (n + per_block - 1) / per_block;
+  long long blocks = kWrongCase == 3 ? n / per_block : (n + per_block - 1) / per_block;
   if (blocks == 0) blocks = 1;  // keeps the tail defect a wrong answer, not a refused launch
   kernel<<<static_cast<int>(blocks), shape.threads_per_block, per_block * sizeof(int)>>>(
       d_samples, n, d_bins, shape.samples_per_block);

@@ -1,5 +1,5 @@
 // Lab 05 scans that are wrong on purpose: the grader must catch each one (meson suite `selftest`).
-// Built once per defect, chosen with -DKNOWN_DEFECT=N:
+// Built once per defect, chosen with -DKNOWN_WRONG=N:
 //   1 empty               nothing is written
 //   2 in_place            Hillis-Steele in one shared buffer: a step reads values the same step wrote
 //   3 off_by_one_tail     v5's grid is rounded down, so the last partial tile is never scanned
@@ -15,11 +15,11 @@
 namespace lab05 {
 namespace {
 
-constexpr int kDefect = KNOWN_DEFECT;
+constexpr int kWrongCase = KNOWN_WRONG;
 constexpr unsigned kFullMask = 0xffffffffu;
 
 __device__ void mark(WarpActivity activity, int step, bool adds) {
-  if (kDefect == 4 || adds) mark_warp_active(activity, step);
+  if (kWrongCase == 4 || adds) mark_warp_active(activity, step);
 }
 
 __global__ void hillis_steele(const int* d_in, int n, int* d_out, WarpActivity activity) {
@@ -31,12 +31,12 @@ __global__ void hillis_steele(const int* d_in, int n, int* d_out, WarpActivity a
   int from = 0, step = 0;
   for (int offset = 1; offset < static_cast<int>(blockDim.x); offset *= 2, ++step) {
     mark(activity, step, t >= offset);
-    const int to = kDefect == 2 ? from : 1 - from;
+    const int to = kWrongCase == 2 ? from : 1 - from;
     buffer[to][t] = buffer[from][t] + (t >= offset ? buffer[from][t - offset] : 0);
     __syncthreads();
     from = to;
   }
-  if (i < n && kDefect != 1) d_out[i] = buffer[from][t];
+  if (i < n && kWrongCase != 1) d_out[i] = buffer[from][t];
 }
 
 template <bool kPadded>
@@ -63,13 +63,13 @@ __global__ void blelloch(const int* d_in, int n, int* d_out, WarpActivity activi
     __syncthreads();
   }
   for (int j = t; j < tile; j += blockDim.x) {
-    if (base + j < n && kDefect != 1) d_out[base + j] = data[slot<kPadded>(j)];
+    if (base + j < n && kWrongCase != 1) d_out[base + j] = data[slot<kPadded>(j)];
   }
 }
 
 __device__ int warp_scan(int value) {
   const int lane = threadIdx.x % 32;
-  if constexpr (kDefect == 8) {
+  if constexpr (kWrongCase == 8) {
     __shared__ int scratch[kMaxTile];
     scratch[threadIdx.x] = value;
     __syncwarp();
@@ -84,7 +84,7 @@ __device__ int warp_scan(int value) {
   }
   for (int offset = 1; offset < 32; offset *= 2) {
     const int before = __shfl_up_sync(kFullMask, value, offset);
-    if (lane >= offset || kDefect == 7) value += before;
+    if (lane >= offset || kWrongCase == 7) value += before;
   }
   return value;
 }
@@ -112,7 +112,7 @@ __global__ void warp_shuffle_kernel(const int* d_in, int n, int* d_out, int* d_t
   const long long i = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   int total = 0;
   const int value = block_scan(i < n ? d_in[i] : 0, &total);
-  if ((i < n || kDefect == 6) && kDefect != 1) d_out[i] = value;
+  if ((i < n || kWrongCase == 6) && kWrongCase != 1) d_out[i] = value;
   if (d_totals != nullptr && threadIdx.x == 0) d_totals[blockIdx.x] = total;
 }
 
@@ -154,7 +154,7 @@ void scan_v4_warp_shuffle(const int* d_in, int n, int* d_out, BlockScanLaunch l)
   if (n == 0) return;
   const int tile = l.elements_per_block;
   // The out-of-bounds defect writes the whole last tile: at least one element past n.
-  const int blocks = kDefect == 6 ? n / tile + 1 : (n + tile - 1) / tile;
+  const int blocks = kWrongCase == 6 ? n / tile + 1 : (n + tile - 1) / tile;
   warp_shuffle_kernel<<<blocks, tile>>>(d_in, n, d_out, nullptr);
 }
 
@@ -163,10 +163,10 @@ std::size_t scan_workspace_bytes(int n) { return sizeof(int) * (static_cast<std:
 void scan_v5_multi_block(const int* d_in, int n, int* d_out, void* d_workspace, WholeArrayLaunch) {
   if (n == 0) return;
   int tiles = (n + kTile - 1) / kTile;
-  if (kDefect == 3) tiles = n / kTile > 0 ? n / kTile : 1;
+  if (kWrongCase == 3) tiles = n / kTile > 0 ? n / kTile : 1;
   int* d_totals = static_cast<int*>(d_workspace);
   warp_shuffle_kernel<<<tiles, kTile>>>(d_in, n, d_out, d_totals);
-  if (kDefect == 5) return;
+  if (kWrongCase == 5) return;
   totals_to_offsets<<<1, 1024>>>(d_totals, tiles);
   add_offsets<<<tiles, kTile>>>(d_out, n, d_totals);
 }

@@ -1,5 +1,5 @@
 // Lab 06 stages that are wrong on purpose: the grader must catch each one (meson suite `selftest`).
-// Built once per defect, chosen with -DKNOWN_DEFECT=N:
+// Built once per defect, chosen with -DKNOWN_WRONG=N:
 //   1 empty               no stage writes anything
 //   2 racy_shared_bins    the private bins are incremented without atomics (lost updates on a GPU)
 //   3 truncates           the table rounds down instead of half up
@@ -16,16 +16,16 @@
 namespace lab06 {
 namespace {
 
-constexpr int kDefect = KNOWN_DEFECT;
+constexpr int kWrongCase = KNOWN_WRONG;
 
 __global__ void histogram_kernel(const std::uint8_t* d_pixels, int n, unsigned* d_bins) {
   __shared__ unsigned s_bins[kGrayLevels];
   for (int b = threadIdx.x; b < kGrayLevels; b += blockDim.x) s_bins[b] = 0;
   __syncthreads();
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
-    if constexpr (kDefect == 2) {
+    if constexpr (kWrongCase == 2) {
       s_bins[d_pixels[i]] = s_bins[d_pixels[i]] + 1;
-    } else if constexpr (kDefect == 9) {
+    } else if constexpr (kWrongCase == 9) {
       atomicAdd(&d_bins[d_pixels[i]], 1u);
     } else {
       atomicAdd(&s_bins[d_pixels[i]], 1u);
@@ -33,38 +33,38 @@ __global__ void histogram_kernel(const std::uint8_t* d_pixels, int n, unsigned* 
   }
   __syncthreads();
   for (int b = threadIdx.x; b < kGrayLevels; b += blockDim.x) {
-    if (kDefect != 1 && s_bins[b] != 0) atomicAdd(&d_bins[b], s_bins[b]);
+    if (kWrongCase != 1 && s_bins[b] != 0) atomicAdd(&d_bins[b], s_bins[b]);
   }
 }
 
 // One thread walks the 256 bins: slow and simple, and right (except for defect 5).
 __global__ void cdf_kernel(const unsigned* d_bins, unsigned* d_cdf) {
-  if (kDefect == 1) return;
+  if (kWrongCase == 1) return;
   unsigned sum = 0;
   for (int v = 0; v < kGrayLevels; ++v) {
-    if (kDefect == 5) sum += d_bins[v];
+    if (kWrongCase == 5) sum += d_bins[v];
     d_cdf[v] = sum;
-    if (kDefect != 5) sum += d_bins[v];
+    if (kWrongCase != 5) sum += d_bins[v];
   }
   d_cdf[kGrayLevels] = sum;
 }
 
 __global__ void lut_kernel(const unsigned* d_cdf, std::uint8_t* d_lut) {
-  if (kDefect == 1) return;
+  if (kWrongCase == 1) return;
   const int v = threadIdx.x;
   unsigned c_min = 0;
   for (int u = 0; u < kGrayLevels && c_min == 0; ++u) c_min = d_cdf[u + 1];
-  if (kDefect == 7) c_min = 0;
+  if (kWrongCase == 7) c_min = 0;
   const unsigned c = d_cdf[v + 1];
   const unsigned long long spread = d_cdf[kGrayLevels] - c_min;
   unsigned level;
   if (spread == 0) {
-    level = kDefect == 8 ? 0 : v;
+    level = kWrongCase == 8 ? 0 : v;
   } else if (c < c_min) {
     level = 0;
-  } else if (kDefect == 3) {
+  } else if (kWrongCase == 3) {
     level = static_cast<unsigned>(255ull * (c - c_min) / spread);
-  } else if (kDefect == 4) {
+  } else if (kWrongCase == 4) {
     const unsigned s = static_cast<unsigned>(spread);
     level = (2u * 255u * (c - c_min) + s) / (2u * s);
   } else {
@@ -74,16 +74,16 @@ __global__ void lut_kernel(const unsigned* d_cdf, std::uint8_t* d_lut) {
 }
 
 __global__ void remap_kernel(const std::uint8_t* d_pixels, int n, const std::uint8_t* d_lut, std::uint8_t* d_out) {
-  const int end = kDefect == 6 ? n - n % 4 : n;
+  const int end = kWrongCase == 6 ? n - n % 4 : n;
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < end; i += gridDim.x * blockDim.x) {
-    if (kDefect != 1) d_out[i] = d_lut[d_pixels[i]];
+    if (kWrongCase != 1) d_out[i] = d_lut[d_pixels[i]];
   }
 }
 
 }  // namespace
 
 void histogram_256(const std::uint8_t* d_pixels, int n, unsigned* d_bins, HistogramLaunch launch) {
-  if (kDefect != 1) cudaMemsetAsync(d_bins, 0, kGrayLevels * sizeof(unsigned));
+  if (kWrongCase != 1) cudaMemsetAsync(d_bins, 0, kGrayLevels * sizeof(unsigned));
   if (n == 0) return;
   histogram_kernel<<<launch.blocks, launch.threads_per_block>>>(d_pixels, n, d_bins);
 }
