@@ -303,18 +303,11 @@ def main():
     parser.add_argument("--input-seed", type=int, metavar="N",
                         help="seed of the inputs the tests generate (the data file stays the "
                              "standard one)")
-    parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)  # deprecated: --input-seed
     parser.add_argument("--timeout", type=float, default=30,
                         help="seconds one test may run before it is stopped (default 30)")
     parser.add_argument("--project-tests", action="store_true",
                         help="run the project's own tests instead of grading a submission")
     args = parser.parse_args()
-    if args.seed is not None:
-        print("warning: --seed is deprecated: give --input-seed (it sets the seed of the "
-              "generated inputs only, as --seed did here)", file=sys.stderr)
-        if args.input_seed is not None and args.input_seed != args.seed:
-            parser.error("give --input-seed or --seed, not both")
-        args.input_seed = args.seed
 
     submission = args.submission
     if not os.path.isabs(submission):

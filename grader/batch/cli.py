@@ -81,23 +81,15 @@ def add_seed_arguments(parser):
                         help="a file holding the hidden seeds (keep it readable by you alone): "
                              "'input-seed N' and/or 'data-seed N', one a line, or one integer "
                              "for both")
-    parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)  # deprecated: both seeds
 
 
 def check_seeds(parser, args):
-    """Resolves --seed-file and the deprecated --seed into args.input_seed, args.data_seed;
+    """Resolves --seed-file into args.input_seed, args.data_seed;
     args.seed becomes the text of a seed file holding what those two gave (or None), which
     grader/gradescope/make_autograder_zip.py copies into the autograder's own seed file."""
     given = {key: getattr(args, key) for key in SEED_NAMES.values() if getattr(args, key) is not None}
     carried = {}
-    if args.seed is not None:
-        print("warning: --seed is deprecated: it set both seeds, now named apart. Give "
-              "--input-seed (the inputs the checkers generate) and --data-seed (the data file), "
-              "or a --seed-file", file=sys.stderr)
-        if args.seed_file:
-            parser.error("give --seed or --seed-file, not both")
-        carried = {"input_seed": args.seed, "data_seed": args.seed}
-    elif args.seed_file:
+    if args.seed_file:
         try:
             carried = read_seed_file(args.seed_file)
         except (OSError, ValueError) as error:
@@ -105,7 +97,7 @@ def check_seeds(parser, args):
                          "'data-seed N', one a line, or one integer for both")
     twice = sorted(set(given) & set(carried))
     if twice:
-        parser.error(f"{SEED_FLAGS[twice[0]]} is given twice (and by --seed or --seed-file)")
+        parser.error(f"{SEED_FLAGS[twice[0]]} is given twice (and by --seed-file)")
     for key, value in dict(given, **carried).items():
         if not 0 <= value < MAX_SECRET:
             parser.error(f"{SEED_FLAGS[key]} must be a non-negative integer below 2^256")
@@ -156,6 +148,9 @@ def parse_args(argv):
     parser.add_argument("--work-dir", help="worker builds and caches (default REPORT_DIR/.work)")
     parser.add_argument("--no-matplotlib", action="store_true", help="SVG plots even if matplotlib "
                         "is installed")
+    if any(arg == "--seed" or arg.startswith("--seed=") for arg in argv):
+        parser.error("--seed was removed (it set both seeds): give --seed-file FILE (one integer "
+                     "there sets both), or --input-seed and --data-seed")
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.timeout <= 0 or (args.budget is not None and args.budget <= 0):
         parser.error("--jobs, --timeout and --budget must be positive")

@@ -167,9 +167,3 @@ def status_of(record):
     if any(t["status"] == "failed" for lab in record["labs"].values() for t in lab["tests"]):
         return "failing"
     return "ok"
-
-
-def gradescope(record, visibility="visible"):
-    """Kept for callers of the old name: results.json is made by gradescope.results_json."""
-    from batch import gradescope as results_format  # here, not at the top: it imports this module
-    return results_format.results_json(record, visibility)

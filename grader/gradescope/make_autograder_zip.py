@@ -77,7 +77,7 @@ def cpu_settings(args):
     # Both seeds, however they were given, travel in SEED_FILE, never on a command line.
     seeds = {key: getattr(parsed, key) for key in cli.SEED_NAMES.values()}
     seed = cli.seed_file_text(seeds) or None
-    seed_flags = ("--seed", "--seed-file") + tuple(cli.SEED_FLAGS.values())
+    seed_flags = ("--seed-file",) + tuple(cli.SEED_FLAGS.values())
     kept, skip_next = [], False
     for arg in options:
         if skip_next:

@@ -149,7 +149,6 @@ class ResultsTest(unittest.TestCase):
         withheld = gradescope.results_json(cases["withheld"])
         self.assertEqual(withheld["score"], 0)
         self.assertIn("cub::DeviceHistogram", withheld["output"])
-        self.assertEqual(grading.gradescope(cases["passes"]), gradescope.results_json(cases["passes"]))
 
     def test_the_validator_catches_what_gradescope_does_not_document(self):
         good = gradescope.results_json(class_of_records()["passes"])
@@ -365,8 +364,8 @@ class CpuModeTest(unittest.TestCase):
             self.skipTest(reason)
         tmp = tempfile.mkdtemp(prefix="gradescope-cpu-")
         self.addCleanup(shutil.rmtree, tmp, True)
-        names = unpack(make_zip(tmp, "--mode", "cpu", "--", "--labs", "01", "--seed", SEED, "--jobs",
-                                "1", "--timeout", machine_speed.seconds(20)), os.path.join(tmp, "ag", "source"))
+        names = unpack(make_zip(tmp, "--mode", "cpu", "--", "--labs", "01", "--input-seed", SEED,
+                                "--data-seed", SEED, "--jobs", "1", "--timeout", machine_speed.seconds(20)), os.path.join(tmp, "ag", "source"))
         self.assertIn(make_autograder_zip.SEED_FILE, names)
         with open(os.path.join(tmp, "ag", "source", "gradescope_grade_args")) as f:
             self.assertNotIn(SEED, f.read())  # the seed is never on a command line

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""The batch's command line made into its settings (the two seeds apart, the seed file, the
-deprecated --seed), every path from one place, and a checker told its settings in its
+"""The batch's command line made into its settings (the two seeds apart, the seed file), every
+path from one place, and a checker told its settings in its
 environment: fast, nothing built."""
 import contextlib
 import io
@@ -69,22 +69,18 @@ class SeedsTest(Temp):
         for bad in ("", "seed 3\n", "input-seed x\n", "input-seed 1\ninput-seed 2\n", "-4\n"):
             self.assertIn("--seed-file", usage_error("--seed-file", self.seed_file(bad)), bad)
 
-    def test_the_deprecated_seed_sets_both_and_says_so(self):
-        args, err = parse("--seed", "90210")
-        self.assertEqual((args.input_seed, args.data_seed), (90210, 90210))
-        self.assertIn("--seed is deprecated", err)
-        self.assertIn("--input-seed", err)
-        self.assertIn("not both", usage_error("--seed", "1", "--seed-file", self.seed_file("2")))
-
     def test_a_seed_given_twice_or_negative_is_an_error(self):
         path = self.seed_file("input-seed 3\n")
         self.assertIn("--input-seed is given twice",
                       usage_error("--seed-file", path, "--input-seed", "4"))
         self.assertIn("non-negative", usage_error("--data-seed", "-1"))
+        # --seed (both seeds) is gone; argparse would otherwise take it for --seed-file.
+        self.assertIn("--seed was removed", usage_error("--seed", "5"))
 
     def test_make_autograder_zip_can_carry_the_seeds_in_a_file(self):
         # make_autograder_zip.py writes args.seed into the autograder's seed file (--seed-file).
-        for given in (["--seed", "5"], ["--seed-file", self.seed_file("input-seed 1\ndata-seed 2")]):
+        for given in (["--seed-file", self.seed_file("5\n")],
+                      ["--seed-file", self.seed_file("input-seed 1\ndata-seed 2")]):
             args, _ = parse(*given)
             again, _ = parse("--seed-file", self.seed_file(args.seed + "\n"))
             self.assertEqual((again.input_seed, again.data_seed), (args.input_seed, args.data_seed))
@@ -223,10 +219,6 @@ class SeedsStayOffCommandLinesTest(unittest.TestCase):
         kept, seed = make_autograder_zip.cpu_settings(args)
         self.assertEqual(kept, ["--labs", "01", "--timeout", "20"])
         self.assertEqual(seed, "input-seed 123\ndata-seed 456")
-
-    def test_the_deprecated_seed_sets_both(self):
-        args = types.SimpleNamespace(visibility=None, grade_args=["--labs", "01", "--seed", "77"])
-        self.assertEqual(make_autograder_zip.cpu_settings(args), (["--labs", "01"], "77"))
 
 
 if __name__ == "__main__":
