@@ -1,6 +1,6 @@
 """Tests for grader/bench/profile_references.py without ncu or a GPU: the pairing of the benchmark's
 rows with the profiled kernels, and the tables.
-Run: PYTHONPATH=grader python3 grader/tests/test_profile_references.py"""
+Run: PYTHONPATH=grader python3 grader/bench/tests/test_profile_references.py"""
 import csv
 import tempfile
 import unittest

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The wrapper of the sanitizer test setups (`meson test --setup memcheck|racecheck|synccheck|initcheck`).
 
-    sanitize_test.py SANITIZER_OR_EMPTY TOOL -- TEST_COMMAND...
+    sanitizer_setup.py SANITIZER_OR_EMPTY TOOL -- TEST_COMMAND...
 
 A compiled test program runs under `compute-sanitizer --tool TOOL`; a lab's checker starts its
 runner (the student's code) under it instead (GRADER_RUNNER_WRAPPER). A Python test (the technique
@@ -45,12 +45,12 @@ def under_schedule_seeds(tool, command):
 
 def main(argv):
     if len(argv) < 4 or "--" not in argv:
-        print("usage: sanitize_test.py SANITIZER_OR_EMPTY TOOL -- TEST_COMMAND...", file=sys.stderr)
+        print("usage: sanitizer_setup.py SANITIZER_OR_EMPTY TOOL -- TEST_COMMAND...", file=sys.stderr)
         return 2
     sanitizer, tool = argv[1], argv[2]
     command = argv[argv.index("--") + 1:]
     if not command:
-        print("sanitize_test.py: no test command after --", file=sys.stderr)
+        print("sanitizer_setup.py: no test command after --", file=sys.stderr)
         return 2
     if not sanitizer:
         print("compute-sanitizer was not found at configure time, so this setup cannot run.\n"

@@ -1,6 +1,6 @@
 """Tests for grader/bench/plot_sweeps.py and sweep_csv.py: any lab's sweep CSV is read from its
 metadata alone, and drawn as students should see it.
-Run: PYTHONPATH=grader python3 grader/tests/test_plot_sweeps.py
+Run: PYTHONPATH=grader python3 grader/bench/tests/test_plot_sweeps.py
 
 The reading needs no matplotlib. The drawing tests (DrawingTest) need it: where it is missing they
 are skipped, saying so; `--check` and a clear error without it are tested either way.
@@ -15,7 +15,7 @@ from pathlib import Path
 
 from bench import sweep_csv
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 BENCH = ROOT / "grader" / "bench"
 SCRIPT = BENCH / "plot_sweeps.py"
 

@@ -1,4 +1,4 @@
-"""Tests for grader/tools/sanitize_test.py. Run: python3 grader/tests/test_sanitize_test.py"""
+"""Tests for grader/tools/sanitizer_setup.py. Run: python3 grader/tools/tests/test_sanitizer_setup.py"""
 import os
 import stat
 import subprocess
@@ -7,7 +7,7 @@ import tempfile
 import unittest
 from pathlib import Path
 
-WRAPPER = Path(__file__).resolve().parent.parent / "sanitize_test.py"
+WRAPPER = Path(__file__).resolve().parent.parent / "sanitizer_setup.py"
 
 
 def run(*args):

@@ -1,5 +1,5 @@
 """Tests for grader/bench/bench_markdown.py.
-Run: PYTHONPATH=grader python3 grader/tests/test_bench_markdown.py"""
+Run: PYTHONPATH=grader python3 grader/bench/tests/test_bench_markdown.py"""
 import json
 import subprocess
 import sys
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from bench import bench_markdown as bm
 
-SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "bench_markdown.py"
+SCRIPT = Path(__file__).resolve().parent.parent / "bench_markdown.py"
 
 
 def row(group, kernel, distribution, ms, **ratios):

@@ -1,5 +1,5 @@
 """The benchmark's command line, checked before any GPU work (--list stops there), so it runs
-without a GPU. Run: python3 grader/tests/test_benchmark_options.py BUILD/grader/bench/kernel_benchmark"""
+without a GPU. Run: python3 grader/bench/tests/test_benchmark_options.py BUILD/grader/bench/kernel_benchmark"""
 import subprocess
 import sys
 import unittest
