@@ -38,9 +38,10 @@ Usage:
       [--expect-fail LABEL ... | --expect-fail-all] [--results FILE --lab NAME [--points N]]
   inspect_kernels.py FILE.cu --not-graded REASON --results FILE --lab NAME --check ...
   inspect_kernels.py FILE.cu [--nvcc PATH] [--arch 90] [-I DIR ...] [-D NAME=VALUE ...]
-      --check 'LABEL|KERNEL|global_load>=8,global_atomic>=8[|HINT]' ...
-      --check 'LABEL|KERNEL|shared_load>=1 => global_atomic==0[|HINT]' ...
-      --check 'LABEL|KERNEL|kernel: shuffle>=1[|HINT]' ... [--expect-fail LABEL ... | --expect-fail-all]
+      --check LABEL --kernel KERNEL --requires 'global_load>=8,global_atomic>=8' [--hint HINT] ...
+      --check LABEL --kernel KERNEL --requires 'shared_load>=1 => global_atomic==0' ...
+      --check LABEL --kernel KERNEL --requires 'kernel: shuffle>=1' ...
+      [--expect-fail LABEL ... | --expect-fail-all]
   inspect_kernels.py FILE.cu --show KERNEL        print the kernel's code with its loops marked
   inspect_kernels.py --listing FILE.sass|FILE.ptx --check ...   (a saved listing, no compiling)
 """
@@ -65,112 +66,11 @@ from tools.kernel_listing import (DERIVED, FAMILIES, READABLE, Loop, find_kernel
                                   find_kernels, find_loops, innermost, parse_ptx, parse_sass, show)
 from tools.runner_code import Unreadable, disassemble, find_cuobjdump, read_program  # noqa: E402
 from runs import results as lab_results  # noqa: E402  (the one schema and writer of results)
+# What a check requires and how it is read from the command line: technique_checks.py, beside this.
+from tools.technique_checks import (Check, CheckPart, UsageError, describe_requirements,  # noqa: E402, F401
+                                    make_checks, meets, parse_requirements)
 
 SKIP = 77
-
-
-class UsageError(Exception):
-    pass
-
-
-REQUIREMENT = re.compile(r"^\s*(\w+)\s*(>=|<=|==)\s*(\d+)\s*$")
-
-
-def parse_requirements(text):
-    requirements = []
-    for part in text.split(","):
-        match = REQUIREMENT.match(part)
-        if not match or match.group(1) not in FAMILIES + DERIVED:
-            raise UsageError(f'bad requirement "{part}": use FAMILY>=N, FAMILY<=N or FAMILY==N with '
-                             f"FAMILY one of {', '.join(FAMILIES + DERIVED)}")
-        requirements.append((match.group(1), match.group(2), int(match.group(3))))
-    return requirements
-
-
-def meets(value, operator, bound):
-    return value >= bound if operator == ">=" else value <= bound if operator == "<=" else value == bound
-
-
-def describe_requirements(requirements):
-    words = {">=": "at least", "<=": "at most", "==": "exactly"}
-    return ", ".join(f"{words[op]} {bound} {READABLE[family]}" for family, op, bound in requirements)
-
-
-class Check:
-    def __init__(self, spec):
-        parts = spec.split("|")
-        if len(parts) not in (3, 4):
-            raise UsageError(f'bad --check "{spec}": use LABEL|KERNEL|REQUIREMENTS[|HINT]')
-        self.label, self.kernel = parts[0].strip(), parts[1].strip()
-        scope, colon, rest = parts[2].partition(":")
-        self.whole_kernel = bool(colon) and scope.strip() == "kernel"
-        condition, arrow, requirements = (rest if self.whole_kernel else parts[2]).rpartition("=>")
-        if self.whole_kernel and arrow:
-            raise UsageError(f'bad --check "{spec}": a kernel: check takes requirements only')
-        self.condition = parse_requirements(condition) if arrow else []
-        self.requirements = parse_requirements(requirements)
-        self.hint = parts[3].strip() if len(parts) == 4 else ""
-
-    def run(self, kernels, unit, source, twice=()):
-        """(passed, message). Every kernel declaring the name must pass (overloads, template
-        instances, or a decoy never launched beside the one that runs); a kernel found twice in
-        the listing (`twice`) fails: which copy runs cannot be told."""
-        matches = find_kernels(kernels, self.kernel)
-        if not matches:
-            names = ", ".join(sorted(kernels)) or "none"
-            return False, (f"{self.label}: no kernel named {self.kernel} in {source} (kernels found: "
-                           f"{names}). Keep the kernel names of the starter file.")
-        doubled = [name for name in matches if name in twice]
-        if doubled:
-            return False, (f"{self.label}: {source} holds two machine codes for {doubled[0]}, so "
-                           "which one runs cannot be told; define each kernel once, in your file")
-        outcomes = [self.run_one(kernels[name], unit) for name in matches]
-        failed = [message for ok, message in outcomes if not ok]
-        return (False, failed[0]) if failed else outcomes[0]
-
-    def run_one(self, instructions, unit):
-        if self.whole_kernel:
-            return self.run_whole_kernel(instructions, unit)
-        loops = find_loops(instructions)
-        if self.condition:
-            return self.run_implication(loops, unit)
-        wanted = describe_requirements(self.requirements)
-        for loop in loops:
-            if all(meets(loop.counts[f], op, bound) for f, op, bound in self.requirements):
-                return True, f"{self.label}: {self.kernel} has a loop with {wanted} ({loop.describe(unit)})"
-        found = "; ".join(loop.describe(unit) for loop in loops) or "the kernel has no loop at all"
-        message = f"{self.label}: no loop of {self.kernel} holds {wanted}. Found: {found}."
-        return False, message + (f" Hint: {self.hint}" if self.hint else "")
-
-    def run_whole_kernel(self, instructions, unit):
-        """'kernel: REQUIREMENTS': counted over every instruction of the kernel."""
-        wanted = describe_requirements(self.requirements)
-        counts = Loop(instructions).counts if instructions else {f: 0 for f in FAMILIES + DERIVED}
-        found = ", ".join(f"{counts[f]} {READABLE[f]}" for f in FAMILIES if counts[f]) or "none of them"
-        if all(meets(counts[f], op, bound) for f, op, bound in self.requirements):
-            return True, f"{self.label}: {self.kernel} holds {wanted} ({found})"
-        hint = f" Hint: {self.hint}" if self.hint else ""
-        return False, f"{self.label}: {self.kernel} must hold {wanted}; it holds {found}.{hint}"
-
-    def run_implication(self, loops, unit):
-        """CONDITION => REQUIREMENTS: every innermost loop meeting the condition meets them."""
-        def all_met(loop, requirements):
-            return all(meets(loop.counts[f], op, bound) for f, op, bound in requirements)
-        condition = describe_requirements(self.condition)
-        wanted = describe_requirements(self.requirements)
-        hint = f" Hint: {self.hint}" if self.hint else ""
-        matching = [loop for loop in innermost(loops) if all_met(loop, self.condition)]
-        if not matching:
-            found = "; ".join(loop.describe(unit) for loop in loops) or "the kernel has no loop at all"
-            return False, (f"{self.label}: no loop of {self.kernel} holds {condition}, so there is "
-                           f"nothing to check. Found: {found}.{hint}")
-        breaking = [loop for loop in matching if not all_met(loop, self.requirements)]
-        if breaking:
-            found = "; ".join(loop.describe(unit) for loop in breaking)
-            return False, (f"{self.label}: in {self.kernel}, a loop with {condition} must hold "
-                           f"{wanted}, but: {found}.{hint}")
-        return True, (f"{self.label}: every loop of {self.kernel} with {condition} holds {wanted} "
-                      f"({'; '.join(loop.describe(unit) for loop in matching)})")
 
 
 # ---- Compiling (learning and advice only: never a graded verdict) ------------------------------
@@ -319,7 +219,12 @@ def main(argv):
     parser.add_argument("-D", dest="define", action="append", default=[])
     parser.add_argument("--mode", choices=["auto", "sass", "ptx"], default="auto")
     parser.add_argument("--listing", help="read this saved SASS or PTX listing instead of compiling")
-    parser.add_argument("--check", action="append", default=[])
+    parser.add_argument("--check", dest="label", action=CheckPart, metavar="LABEL",
+                        help="starts a check; its --kernel, --requires and --hint follow it")
+    parser.add_argument("--kernel", dest="kernel", action=CheckPart, help="the kernel it reads")
+    parser.add_argument("--requires", dest="requires", action=CheckPart,
+                        help="what a loop (or 'kernel:' the whole kernel) must hold")
+    parser.add_argument("--hint", dest="hint", action=CheckPart, help="what to do when it fails")
     parser.add_argument("--needs", action="append", default=[], metavar="LABEL=TESTS",
                         help="the correctness tests a check's points need")
     parser.add_argument("--expect-fail", action="append", default=[], metavar="LABEL")
@@ -330,7 +235,7 @@ def main(argv):
     parser.add_argument("--points", type=float, default=1)
     args = parser.parse_args(argv)
     try:
-        checks = [Check(spec) for spec in args.check]
+        checks = make_checks(getattr(args, "checks", None) or [])
         needs = parse_needs(args.needs, checks)
         unknown = set(args.expect_fail) - {c.label for c in checks}
         if unknown:

@@ -95,13 +95,13 @@ class ParsesListings(unittest.TestCase):
 """
         kernels = ik.parse_sass(sass)
         self.assertEqual(ik.find_loops(kernels["_Z11warp_kernelPKiPi"]), [])
-        ok, message = ik.Check("v4|warp_kernel|kernel: shuffle>=1").run(kernels, "address", "x.cu")
+        ok, message = ik.Check("v4", "warp_kernel", "kernel: shuffle>=1").run(kernels, "address", "x.cu")
         self.assertTrue(ok, message)
         self.assertIn("2 warp shuffles", message)
-        ok, message = ik.Check("v4|warp_kernel|kernel: shuffle>=3|use shfl").run(kernels, "address", "x.cu")
+        ok, message = ik.Check("v4", "warp_kernel", "kernel: shuffle>=3", "use shfl").run(kernels, "address", "x.cu")
         self.assertFalse(ok)
         self.assertIn("must hold at least 3 warp shuffles; it holds 2 warp shuffles. Hint: use shfl", message)
-        ok, _ = ik.Check("loop|warp_kernel|shuffle>=1").run(kernels, "address", "x.cu")
+        ok, _ = ik.Check("loop", "warp_kernel", "shuffle>=1").run(kernels, "address", "x.cu")
         self.assertFalse(ok, "without the kernel: scope only loops count")
 
     def test_kernel_names_match_whole_identifiers_only(self):
@@ -111,12 +111,12 @@ class ParsesListings(unittest.TestCase):
 
     def test_checks_report_what_each_loop_holds(self):
         kernels = ik.parse_sass(SASS)
-        ok, message = ik.Check("ilp|interleaved_kernel|loads_before_global_atomic>=4|load first") \
+        ok, message = ik.Check("ilp", "interleaved_kernel", "loads_before_global_atomic>=4", "load first") \
             .run(kernels, "address", "x.cu")
         self.assertFalse(ok)
         self.assertIn("1 words loaded before the first global atomic", message)
         self.assertIn("Hint: load first", message)
-        ok, message = ik.Check("missing|no_such_kernel|global_load>=1").run(kernels, "address", "x.cu")
+        ok, message = ik.Check("missing", "no_such_kernel", "global_load>=1").run(kernels, "address", "x.cu")
         self.assertFalse(ok)
         self.assertIn("Keep the kernel names", message)
 
@@ -141,24 +141,24 @@ class ParsesListings(unittest.TestCase):
         /*0090*/                   EXIT ;
 """
         kernels = ik.parse_sass(sass)
-        rule = "scan_loop|shared_load>=1 => global_atomic==0,shared_atomic==0|count in a register"
-        ok, message = ik.Check("no atomics|" + rule).run(kernels, "address", "x.cu")
+        rule = ("scan_loop", "shared_load>=1 => global_atomic==0,shared_atomic==0", "count in a register")
+        ok, message = ik.Check("no atomics", *rule).run(kernels, "address", "x.cu")
         self.assertFalse(ok)
         self.assertIn("0x0030..0x0050", message)
         self.assertNotIn("0x0060", message, "the copy loop reads no shared memory: not checked")
         self.assertIn("Hint: count in a register", message)
         clean = {name: [i for i in body if i.family != "global_atomic"] for name, body in kernels.items()}
-        ok, message = ik.Check("no atomics|" + rule).run(clean, "address", "x.cu")
+        ok, message = ik.Check("no atomics", *rule).run(clean, "address", "x.cu")
         self.assertTrue(ok, message)
-        ok, message = ik.Check("no scan|scan_loop|shuffle>=1 => global_atomic==0").run(
+        ok, message = ik.Check("no scan", "scan_loop", "shuffle>=1 => global_atomic==0").run(
             kernels, "address", "x.cu")
         self.assertFalse(ok, "a condition no loop meets is a failure, not a vacuous pass")
 
     def test_bad_requirements_are_usage_errors(self):
         with self.assertRaises(ik.UsageError):
-            ik.Check("x|k|loads>=1")
+            ik.Check("x", "k", "loads>=1")
         with self.assertRaises(ik.UsageError):
-            ik.Check("x|k")
+            ik.make_checks([{"label": "x", "kernel": "k"}])
 
 
 def fatbin(arch, functions):
@@ -177,7 +177,8 @@ SHARED_LOOP = """
 """
 GLOBAL_LOOP = SHARED_LOOP.replace("ATOMS.POPC.INC.32 RZ, [R2+UR4]", "REDG.E.ADD.STRONG.GPU desc[UR4][R2.64], R7")
 REAL = "_ZN5lab0312_GLOBAL__N_133histogram_v1_shared_slices_kernelEPKiiPii"
-RULE = "v1|histogram_v1_shared_slices_kernel|global_load>=1,shared_atomic>=1,global_atomic==0"
+RULE = ["--check", "v1", "--kernel", "histogram_v1_shared_slices_kernel",
+        "--requires", "global_load>=1,shared_atomic>=1,global_atomic==0"]
 PTX_BLOCK = "\nFatbin ptx code:\n================\narch = sm_90\ncode version = [9,0]\ncompressed\n"
 
 
@@ -191,7 +192,7 @@ class ReadsTheGradedRunner(unittest.TestCase):
             results = os.path.join(tmp, "results.json")
             with mock.patch.object(runner_code, "find_cuobjdump", return_value=cuobjdump), \
                     mock.patch.object(runner_code, "disassemble", return_value=listing):
-                code = ik.main(["--runner", runner, "--check", RULE, "--needs", "v1=Lab03S.Main",
+                code = ik.main(["--runner", runner, *RULE, "--needs", "v1=Lab03S.Main",
                                 "--results", results, "--lab", "lab03-technique", *extra])
             with open(results) as f:
                 return code, json.load(f)["tests"][0]
@@ -231,8 +232,8 @@ class ReadsTheGradedRunner(unittest.TestCase):
         self.assertIn("no GPU machine code", test["message"])
 
     def test_results_never_come_from_a_second_compile(self):
-        for argv in (["x.cu", "--check", RULE, "--needs", "v1=A.B", "--results", "r.json"],
-                     ["--runner", "r", "--check", RULE, "--results", "r.json"]):
+        for argv in (["x.cu", *RULE, "--needs", "v1=A.B", "--results", "r.json"],
+                     ["--runner", "r", *RULE, "--results", "r.json"]):
             self.assertEqual(ik.main(argv), 2, argv)
 
 
@@ -261,7 +262,7 @@ class NotGraded(unittest.TestCase):
         with tempfile.TemporaryDirectory() as tmp:
             source, results = os.path.join(tmp, "k.cu"), os.path.join(tmp, "r.json")
             Path(source).write_text(TRICK)
-            code = ik.main([source, "--mode", "ptx", "--check", RULE, "--needs", "v1=A.B",
+            code = ik.main([source, "--mode", "ptx", *RULE, "--needs", "v1=A.B",
                             "--not-graded", "the CPU backend runs no GPU machine code",
                             "--results", results, "--lab", "lab03-technique"])
             with open(results) as f:
@@ -297,8 +298,8 @@ __global__ void shared_kernel(const int* s, int n, int* h) {
 }
 """
 
-CHECKS = ["--check", "grouped|grouped_kernel|loads_before_global_atomic>=4,global_atomic>=4",
-          "--check", "private|shared_kernel|shared_atomic>=1,global_atomic==0,global_load>=1"]
+CHECKS = ["--check", "grouped", "--kernel", "grouped_kernel", "--requires", "loads_before_global_atomic>=4,global_atomic>=4",
+          "--check", "private", "--kernel", "shared_kernel", "--requires", "shared_atomic>=1,global_atomic==0,global_load>=1"]
 
 
 @unittest.skipUnless(shutil.which("nvcc"), "nvcc not found")
@@ -313,9 +314,8 @@ class CompilesAndChecks(unittest.TestCase):
     def check_mode(self, mode):
         done = self.run_tool("--mode", mode, *CHECKS)
         self.assertEqual(done.returncode, 0, done.stdout + done.stderr)
-        wrong = self.run_tool("--mode", mode, "--check",
-                              "plain|plain_kernel|loads_before_global_atomic>=4,global_atomic>=4",
-                              "--check", "private|plain_kernel|shared_atomic>=1",
+        wrong = self.run_tool("--mode", mode, "--check", "plain", "--kernel", "plain_kernel", "--requires", "loads_before_global_atomic>=4,global_atomic>=4",
+                              "--check", "private", "--kernel", "plain_kernel", "--requires", "shared_atomic>=1",
                               "--expect-fail-all")
         self.assertEqual(wrong.returncode, 0, wrong.stdout + wrong.stderr)
 
