@@ -22,6 +22,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import venv
 
 import toolchain  # noqa: E402  (grader/toolchain.py: meson's version, python3-venv, the CUDA toolkit)
@@ -220,8 +221,8 @@ def ensure_cuobjdump(nvcc):
 
 
 def side_by_side(build_dir, count):
-    """How many labs grade at once: on the cuda backend, up to 4 (one per 2 cores) where the GPU
-    has 8 GiB free for their processes; else 1. The CPU backend's kernels use every core already."""
+    """How many labs grade at once: on the cuda backend with 8 GiB free on the GPU, one per 2 cores
+    and per 2 GiB free; else 1. The CPU backend's kernels use every core already."""
     try:
         with open(os.path.join(build_dir, "backend.txt"), encoding="utf-8") as f:
             if f.read().strip() != "cuda":
@@ -233,7 +234,7 @@ def side_by_side(build_dir, count):
         return 1
     if not free or not free[0].isdigit() or int(free[0]) < 8 * 1024:
         return 1
-    return max(1, min(4, (os.cpu_count() or 1) // 2, count))
+    return max(1, min((os.cpu_count() or 1) // 2, int(free[0]) // (2 * 1024), count))
 
 
 def grade_labs(build_dir, labs, timeout_s):
@@ -248,16 +249,24 @@ def grade_labs(build_dir, labs, timeout_s):
     checks = student_runs.technique_checks(tests, labs)
     if any("--runner" in t.get("cmd", []) for t in tests.tests if t["name"] in checks):
         ensure_cuobjdump(toolchain.find_cuda_toolkit())  # a cuda build: its checks read the runner
-    if checks:
-        # Side by side (they time nothing), their output in meson-logs/testlog.txt: the score table
-        # shows each check's verdict and hint.
-        print(f"Technique checks of {', '.join(sorted({c.split()[0] for c in checks}))} ...",
-              flush=True)
+
+    def run_checks():
+        # Side by side (they time nothing), their output in meson-logs/testlog.txt: the score
+        # table shows each check's verdict and hint.
         done = run_grouped(["meson", "test", "-C", build_dir, "--no-rebuild", "--quiet"] + checks,
                            cwd=ROOT, capture_output=True, text=True, errors="replace")
-        if done.returncode not in (0, 1):  # 1: a check failed, which the score table shows
+        if done.returncode not in (0, 1) and not STOP.is_set():  # 1: a check failed (the table says)
             print(done.stdout[-3000:] + done.stderr[-3000:], flush=True)
+    if checks:
+        print(f"Technique checks of {', '.join(sorted({c.split()[0] for c in checks}))} ...",
+              flush=True)
     workers = side_by_side(build_dir, len(labs))
+    checking = threading.Thread(target=run_checks) if checks else None
+    if checking and workers == 1:
+        run_checks()  # before any test times anything
+        checking = None
+    elif checking:
+        checking.start()  # beside the tests that time nothing; done before the first speed test
     if workers > 1:
         # On a GPU: the tests that time nothing, `workers` labs at once, then each lab's speed tests
         # with the GPU to themselves (a lab's run is its own processes either way).
@@ -273,6 +282,8 @@ def grade_labs(build_dir, labs, timeout_s):
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             for done in [pool.submit(first_phase, lab) for lab in labs]:
                 done.result()
+        if checking:
+            checking.join()
         for lab in labs:
             if any(kind == "speed" for _, _, _, kind, _ in runs[lab].table):
                 print(f"Timing {lab} ...", flush=True)
