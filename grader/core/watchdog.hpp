@@ -11,7 +11,7 @@ namespace grader {
 
 constexpr int kWatchdogExitStatus = 124;
 // How long after the limit the watchdog ends the program: the call that hung gives its message
-// first (the harness, grader/runs/runner.py, kills the program later still).
+// first (the harness, grader/runs/harness.py, kills the program later still).
 constexpr double kWatchdogGraceSeconds = 5;
 
 // GRADER_TEST_TIMEOUT: the seconds a test, and each call into the student's code, may run (0 = no

@@ -38,19 +38,19 @@ struct CallReply {
   std::vector<std::string> kernel_names;  // the distinct kernels the call launched (runner_counters.hpp)
 };
 
-// What starts each line the runner prints, as the checker passes it on (grader/runs/runner.py and
+// What starts each line the runner prints, as the checker passes it on (grader/runs/harness.py and
 // the batch's student_view.py tell it from the checker's own lines by it).
 inline constexpr const char* kRunnerPrefix = "[ runner   ] ";
 
-// "crashed: SIGSEGV (segmentation fault: ...)", in the words the batch's runs/runner.py uses.
+// "crashed: SIGSEGV (segmentation fault: ...)", in the words the harness (runs/harness.py) uses.
 std::string describe_signal(int signal);
 // A wait() status in words; `wrapped`: a sandbox or sanitizer ran the program and reports its
 // child's signal as an exit status above 128.
 std::string describe_exit(int status, bool wrapped);
 
-// How a runner that never reached main() is described (grader/runs/runner.py looks for it).
+// How a runner that never reached main() is described (grader/runs/harness.py looks for it).
 inline constexpr const char* kNeverStarted = "never started";
-// How a call that ran past its limit (or its probe) is described (grader/runs/runner.py too).
+// How a call that ran past its limit (or its probe) is described (grader/runs/harness.py too).
 inline constexpr const char* kDidNotFinish = "did not finish within";
 
 struct RunnerOptions {
