@@ -6,7 +6,8 @@ by test through the same harness (grader/student_runs.py), its results written b
     grade_lab.py --build-dir BUILD --lab lab01
 
 GRADER_TEST_TIMEOUT (seconds, default 30) is how long one call into the student's code may run.
-Exit status: 0 every test passed (or was skipped with a reason), 1 some failed, 2 a set-up error.
+Exit status: 0 every test passed (or was skipped with a reason), 1 some failed, 2 a set-up error,
+77 (meson's SKIP) every test was skipped (e.g. no GPU on a cuda build): never a pass for nothing.
 """
 import argparse
 import os
@@ -14,6 +15,8 @@ import sys
 
 import student_runs
 from runs import results
+
+SKIP = 77
 from runs.processes import interrupt_stops_everything
 
 
@@ -36,13 +39,18 @@ def main():
     results.write(results_dir, document, output)
     print(output)
     tests = document["tests"]
+    if not tests:
+        print(f"error: the checker of {args.lab} reported no tests", file=sys.stderr)
+        return 2
     failed = [t["name"] for t in tests if t["status"] == "failed"]
     print(f"{args.lab}: {sum(t['status'] == 'passed' for t in tests)}/{len(tests)} tests passed, "
           f"{document['score']:g}/{document['max_score']:g} points"
           + (f"; failed: {', '.join(failed)} (every message: "
              f"{os.path.relpath(os.path.join(results_dir, args.lab + '-failures.txt'))})" if failed else "")
           + f"; the score table: python3 grader/report.py {os.path.relpath(args.build_dir)}")
-    return 1 if failed else 0
+    if failed:
+        return 1
+    return SKIP if tests and all(t["status"] == "skipped" for t in tests) else 0
 
 
 if __name__ == "__main__":

@@ -83,6 +83,14 @@ class StudentLoop(unittest.TestCase):
     def test_1_solutions_then_one_lab_of_the_starter(self):
         first = grade("--submission", "solutions", "--labs", "01,02")
         self.assertIn("lab02 ", first.stdout)
+        # `meson test --suite lab01` grades through the same harness: the same row after it.
+        row = next(line for line in first.stdout.splitlines() if line.startswith("lab01 "))
+        meson = subprocess.run(["meson", "test", "-C", BUILD, "--suite", "lab01", "--no-rebuild"],
+                               cwd=ROOT, capture_output=True, text=True, timeout=600)
+        self.assertEqual(meson.returncode, 0, meson.stdout[-2000:])
+        table = subprocess.run([sys.executable, os.path.join(ROOT, "grader", "report.py"), BUILD],
+                               cwd=ROOT, capture_output=True, text=True, timeout=60).stdout
+        self.assertIn(row, table.splitlines())
         again = grade("--labs", "01")
         table = again.stdout[again.stdout.index("Score table"):]
         self.assertIn(os.path.join(ROOT, "starter"), table.splitlines()[0])
