@@ -5,7 +5,8 @@ by test through the same harness (grader/student_runs.py), its results written b
 
     grade_lab.py --build-dir BUILD --lab lab01
 
-GRADER_TEST_TIMEOUT (seconds, default 30) is how long one call into the student's code may run.
+GRADER_TEST_TIMEOUT (seconds, default 30) is how long one call into the student's code may run;
+GRADER_CHECKER_WRAPPER (one argument a line) what the checker is started through (an emulator).
 Exit status: 0 every test passed (or was skipped with a reason), 1 some failed, 2 a set-up error,
 77 (meson's SKIP) every test was skipped (e.g. no GPU on a cuda build): never a pass for nothing.
 """
@@ -29,7 +30,11 @@ def main():
     try:
         timeout_s = float(os.environ.get("GRADER_TEST_TIMEOUT", student_runs.DEFAULT_TEST_TIMEOUT_S))
         programs = student_runs.graded_programs(student_runs.introspect_tests(args.build_dir))
-        run = student_runs.LabRun(programs[args.lab], timeout_s, timeout_option="")
+        # A cross build's checker runs through an emulator, one argument a line (as the checker
+        # starts its runner through GRADER_RUNNER_WRAPPER): grader/cpu_backend/tests/check_aarch64.sh.
+        wrapper = [line for line in os.environ.get("GRADER_CHECKER_WRAPPER", "").split("\n") if line]
+        run = student_runs.LabRun(programs[args.lab], timeout_s, timeout_option="",
+                                  checker_wrapper=wrapper)
     except (ValueError, KeyError, RuntimeError) as error:
         print(f"error: {args.lab} cannot be graded in {args.build_dir}: {error!r}", file=sys.stderr)
         return 2

@@ -103,12 +103,15 @@ class LabRun:
     phases (grade.py: the tests that time nothing, then the speed tests alone on the GPU). The
     results file is this harness's to write (write_results), not the checker's."""
 
-    def __init__(self, settings, timeout_s=DEFAULT_TEST_TIMEOUT_S, timeout_option="grade.py --timeout"):
+    def __init__(self, settings, timeout_s=DEFAULT_TEST_TIMEOUT_S, timeout_option="grade.py --timeout",
+                 checker_wrapper=()):
         # The checker stops a call into the student's code after timeout_s, naming the function,
         # and its message says how to allow more (grade.py's option; "" names GRADER_TEST_TIMEOUT).
         self.settings = replace(settings, test_timeout_s=timeout_s, timeout_option=timeout_option)
         self.timeout_s = timeout_s
-        self.command, self.cwd = self.settings.command(), os.getcwd()
+        # checker_wrapper: what the checker itself is started through (a cross build's emulator,
+        # as meson's exe_wrapper would start it).
+        self.command, self.cwd = list(checker_wrapper) + self.settings.command(), os.getcwd()
         self.env = dict(os.environ, **self.settings.environment())
         self.table, self.headline = points_table(self.command, self.env, self.cwd)
         self.progress = progress.LabProgress(settings.lab, len(self.table), timeout_s)

@@ -52,9 +52,11 @@ backend_tests=(atomics_test barrier_test indexing_test launch_test memory_test r
 meson test -C "$build" --no-rebuild --print-errorlogs "${backend_tests[@]}"
 qemu-aarch64 -L /usr/aarch64-linux-gnu "$build/grader/cpu_backend/tests/cpu_backend_test_qualifiers" \
   --gtest_filter=-Qualifiers.DeviceAssertIsTheHostsAssert
-# The checker starts lab 01's runner itself: through qemu too (GRADER_RUNNER_WRAPPER, one argument
-# a line), as qemu-user does not follow an exec of another aarch64 program.
-GRADER_RUNNER_WRAPPER=$'qemu-aarch64\n-L\n/usr/aarch64-linux-gnu' \
+# Lab 01's graded test is grade.py's harness (grader/grade_lab.py), which starts the checker; the
+# checker starts lab 01's runner. Both through qemu (GRADER_CHECKER_WRAPPER, GRADER_RUNNER_WRAPPER,
+# one argument a line), as qemu-user does not follow an exec of another aarch64 program.
+qemu=$'qemu-aarch64\n-L\n/usr/aarch64-linux-gnu'
+GRADER_CHECKER_WRAPPER="$qemu" GRADER_RUNNER_WRAPPER="$qemu" \
   meson test -C "$build" --no-rebuild --suite lab01 --print-errorlogs || true  # judged from its results file below
 
 python3 - "$build/results/lab01.json" <<'PY'
