@@ -118,7 +118,7 @@ def kind_of(test):
     if test.get("kind") == "check":
         return "check"
     timed = any(TIMING_METRIC.search(name) for name in (test.get("metrics") or {}))
-    if timed or test.get("tiers") or SPEED_NAME.search(test["name"]):
+    if test.get("kind") == "speed" or timed or test.get("tiers") or SPEED_NAME.search(test["name"]):
         return "speed"
     return "correctness"
 

@@ -1,13 +1,14 @@
-"""From builds, runs and the reference to grades: one record per lab, one per submission (the
-Gradescope results.json made from it is gradescope.py's).
+"""From builds, runs and the reference to grades: one record per lab (a results document of
+runs/results.py, with the batch's review fields), one per submission (the Gradescope results.json
+made from it is gradescope.py's).
 
 Points and the list of tests come from the reference run (the lab's solution, built and run by
 the same harness on the same machine), never from the submission's own process: a submission
 cannot add tests, change their points, or make a test it fails drop out of the maximum. Tests the
 reference run skipped (speed tests on the CPU backend) are not gradable here and are left out.
 """
-from runs.results import shorten, telling_line  # grader/runs/results.py
-from runs import scoring
+from runs import results
+from runs.results import shorten, telling_line
 
 from batch import integrity, student_view
 
@@ -24,10 +25,11 @@ def first_line(message):
 
 
 def reference_plan(reference_lab):
-    """(gradable program tests [(name, points, stretch, needs)], checks [(name, max, needs)]) of a
-    lab. A check the reference skipped (technique checks on the CPU backend: no GPU machine code
-    ran) is not gradable and is left out; a check's needs are the reference's, not the student's."""
-    tests = [(t["name"], t["points"], t["stretch_points"], t.get("needs") or [])
+    """(gradable program tests [(name, points, stretch, needs, kind)], checks [(name, max, needs)])
+    of a lab. A check the reference skipped (technique checks on the CPU backend: no GPU machine
+    code ran) is not gradable and is left out; a check's needs are the reference's, not the
+    student's."""
+    tests = [(t["name"], t["points"], t["stretch_points"], t.get("needs") or [], t.get("kind", "main"))
              for t in reference_lab["tests"] if t["status"] != "skipped"]
     checks = [(c["name"], c["max_score"], c.get("needs") or []) for c in reference_lab.get("checks", [])
               if c["status"] != "skipped"]
@@ -67,39 +69,34 @@ def assemble_lab(lab, build, run, reference_lab, policy):
     else:
         not_graded = ""
     tests = []
-    for name, points, stretch, needs in plan_tests:
+    for name, points, stretch, needs, kind in plan_tests:
         outcome = run.outcomes.get(name) if run and not not_graded else None
-        entry = {"name": name, "kind": "program", "max_score": points + stretch, "score": 0.0,
-                 "needs": needs, "metrics": {}, "fault": ""}
         if outcome is None:
-            entry.update(status="failed", message=not_graded or "no result")
+            tests.append(results.test_entry(name, kind, "failed", points, stretch, needs,
+                                            not_graded or "no result"))
         elif outcome.status == "skipped":
-            entry.update(status="failed", message="skipped in this run, though the reference ran it: "
-                         + outcome.message)
+            tests.append(results.test_entry(name, kind, "failed", points, stretch, needs,
+                                            "skipped in this run, though the reference ran it: "
+                                            + outcome.message))
         else:
-            entry.update(status=outcome.status, message=outcome.message, metrics=outcome.metrics,
-                         fault=outcome.fault)
-            if outcome.status == "passed":
-                met_stretch = any(t.get("name") == "stretch" and t.get("met") for t in outcome.tiers)
-                entry["score"] = points + (stretch if met_stretch else 0.0)
-        tests.append(entry)
+            tests.append(results.test_entry(name, kind, outcome.status, points, stretch, needs,
+                                            outcome.message, outcome.tiers, outcome.metrics,
+                                            outcome.fault))
     checks = check_outcomes(build.checks) if not not_graded else {}
     for name, max_score, needs in plan_checks:
-        status, score, _, message, _, kernels = checks.get(
+        status, _, _, message, _, kernels = checks.get(
             name, ("failed", 0.0, 0.0, not_graded or "no result", [], []))
         if status == "skipped":
             status, message = "failed", "skipped in this run, though the reference ran it"
-        tests.append({"name": name, "kind": "check", "status": status, "max_score": max_score,
-                      "score": min(score, max_score) if status == "passed" else 0.0,
-                      "needs": needs, "kernels": kernels, "message": message, "metrics": {},
-                      "fault": ""})
-    scoring.apply_gates(tests)  # edge tests and checks: their points need their tests passed
+        tests.append(results.test_entry(name, "check", status, max_score, needs=needs,
+                                        message=message, kernels=kernels))
+    hello = (run.hello or {}) if run else {}
+    record = results.document(lab.name, lab.submission_file, hello.get("backend", ""),
+                              hello.get("device", ""), tests)  # gated: edge tests and checks
     for entry in tests:
         entry["message"] = entry["message"][:MAX_MESSAGE]
-        if withheld and entry["score"]:
-            entry["message"] = ("score withheld: " + integrity.summary(findings) + "\n"
-                                + entry["message"]).strip()
-            entry["earned"], entry["score"] = entry["score"], 0.0
+    if withheld:
+        results.withhold(record, integrity.summary(findings))
 
     status = "graded"
     if build.status == "missing":
@@ -123,15 +120,14 @@ def assemble_lab(lab, build, run, reference_lab, policy):
                        f"{first_line(failed[0]['message'])}")
     notes = [integrity.summary([f]) for f in findings if f["category"] == "suspicious"]
     notes += timing_notes(tests)
-    return {"lab": lab.name, "file": lab.submission_file, "status": status,
-            "score": sum(t["score"] for t in tests), "max_score": sum(t["max_score"] for t in tests),
-            "tests": tests, "reasons": reasons, "findings": findings, "review_notes": notes,
-            "build_output": build.output if build.status != "built" else "",
-            "symbols_checked": build.symbols_checked,
-            "attempts": [vars(a) for a in (run.attempts if run else [])],
-            "forged_lines": run.forged_lines if run else 0,
-            "forged_samples": run.forged_samples if run else [],
-            "device": (run.hello or {}).get("device", "") if run else ""}
+    record.update({"file": lab.submission_file, "status": status, "reasons": reasons,
+                   "findings": findings, "review_notes": notes,
+                   "build_output": build.output if build.status != "built" else "",
+                   "symbols_checked": build.symbols_checked,
+                   "attempts": [vars(a) for a in (run.attempts if run else [])],
+                   "forged_lines": run.forged_lines if run else 0,
+                   "forged_samples": run.forged_samples if run else []})
+    return record
 
 
 def timing_notes(tests):

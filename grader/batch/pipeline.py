@@ -129,8 +129,8 @@ def compute_reference(batch, worker, gpu):
             ref_tests = []
             for name in tests:
                 o = run.outcomes[name]
-                ref_tests.append({"name": name, "points": o.points, "stretch_points": o.stretch_points,
-                                  "needs": o.needs, "status": o.status,
+                ref_tests.append({"name": name, "kind": o.kind, "points": o.points,
+                                  "stretch_points": o.stretch_points, "needs": o.needs, "status": o.status,
                                   "message": o.message[:2000]})
             lab_ref = {"lab": lab.name, "source": sources.get(lab.name, "?"), "tests": ref_tests,
                        "checks": [{"name": n, "max_score": c[2], "status": c[0], "needs": c[4]}

@@ -110,7 +110,7 @@ void test_started(const std::string& name) {
 void test_finished(const TestRecord& record) {
   JsonWriter json;
   json.begin_object().key("event").value("end").key("test").value(record.name);
-  json.key("status").value(record.status);
+  json.key("status").value(record.status).key("kind").value(kind_name(record.points.kind));
   json.key("points").value(record.points.pass).key("stretch_points").value(record.points.stretch);
   json.key("message").value(record.message);
   json.key("needs").begin_array();

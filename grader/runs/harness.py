@@ -49,6 +49,7 @@ class TestOutcome:
     name: str
     status: str                  # passed, failed, skipped
     message: str = ""
+    kind: str = "main"           # main, edge or speed (grader/core/results.hpp's TestKind)
     points: float = 0.0          # what the grader says the test is worth (trusted from the reference)
     stretch_points: float = 0.0
     needs: list = field(default_factory=list)  # tests its points need (edge tests; scoring.py)
@@ -141,6 +142,8 @@ def outcome_from_event(event):
     tiers = [t for t in (event.get("tiers") or []) if isinstance(t, dict)]
     return TestOutcome(name=str(event.get("test")), status=status,
                        message=str(event.get("message") or ""),
+                       kind=event.get("kind") if event.get("kind") in ("main", "edge", "speed")
+                       else "main",
                        points=float(event.get("points") or 0),
                        stretch_points=float(event.get("stretch_points") or 0),
                        needs=[str(n) for n in (event.get("needs") or []) if isinstance(n, str)],

@@ -24,28 +24,54 @@ def score_of(status, tiers, points, stretch):
     return points + (stretch if met else 0.0)
 
 
+def test_entry(name, kind, status, points, stretch=0.0, needs=(), message="", tiers=(),
+               metrics=None, fault="", kernels=None):
+    """One test of a results document, with its points before the gates. `kind`: "program" (a
+    correctness test), "speed" or "check" (a technique check; `kernels`: those it read)."""
+    entry = {"name": name, "status": status, "kind": kind,
+             "score": score_of(status, tiers, points, stretch), "max_score": points + stretch,
+             "message": message, "needs": list(needs), "metrics": dict(metrics or {}),
+             "tiers": list(tiers), "fault": fault}
+    if kernels is not None:
+        entry["kernels"] = list(kernels)
+    return entry
+
+
+def document(lab, submission, backend, device, tests, headline=None, gated=True):
+    """A lab's results document around its test entries. `gated`: apply the gates of
+    runs/scoring.py now (a technique checks' document alone is gated when loaded with its lab's,
+    whose tests its checks need)."""
+    if gated:
+        scoring.apply_gates(tests)
+    result = {"schema": SCHEMA, "lab": lab, "submission": submission, "backend": backend,
+              "device": device, "score": sum(t["score"] for t in tests),
+              "max_score": sum(t["max_score"] for t in tests), "tests": tests}
+    if headline:
+        result["headline"] = headline
+    return result
+
+
+def withhold(result, reason):
+    """Withholds a document's points (the batch's integrity findings): each earned score is kept
+    as "earned" and the score becomes 0, the reason first in its message."""
+    for test in result["tests"]:
+        if test["score"]:
+            test["message"] = f"score withheld: {reason}\n{test['message']}".strip()
+            test["earned"], test["score"] = test["score"], 0.0
+    result["score"] = 0.0
+
+
 def lab_document(lab, submission, hello, table, outcomes, headline=None):
     """The results document of a lab's run. `table`: the checker's points table [(test, pass
     points, stretch points, kind, needs)] in run order; `outcomes`: {test: runs.harness.TestOutcome}
     (tests without one were left out of this run); `hello`: what the checker said of itself."""
-    tests = []
-    for name, points, stretch, kind, needs in table:
-        if name not in outcomes:
-            continue
-        outcome = outcomes[name]
-        tests.append({"name": name, "status": outcome.status, "kind": kind,
-                      "score": score_of(outcome.status, outcome.tiers, points, stretch),
-                      "max_score": points + stretch, "message": outcome.message, "needs": needs,
-                      "metrics": outcome.metrics, "tiers": outcome.tiers, "fault": outcome.fault})
-    scoring.apply_gates(tests)
+    tests = [test_entry(name, kind, outcomes[name].status, points, stretch, needs,
+                        outcomes[name].message, outcomes[name].tiers, outcomes[name].metrics,
+                        outcomes[name].fault)
+             for name, points, stretch, kind, needs in table if name in outcomes]
     hello = hello or {}
-    document = {"schema": SCHEMA, "lab": lab, "submission": submission,
-                "backend": hello.get("backend", "?"), "device": hello.get("device", "?"),
-                "score": sum(t["score"] for t in tests),
-                "max_score": sum(t["max_score"] for t in tests), "tests": tests}
-    if headline:
-        document["headline"] = headline
-    return document
+    return document(lab, submission, hello.get("backend", "?"), hello.get("device", "?"), tests,
+                    headline)
 
 
 def failures_text(document):
