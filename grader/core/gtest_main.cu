@@ -71,7 +71,7 @@ int main(int argc, char** argv) {
     }
   }
   try {
-    grader::parse_run_options(argc, argv);
+    grader::read_checker_options(argc, argv);
   } catch (const grader::UsageError& error) {
     std::fprintf(stderr, "error: %s\n", error.what());
     return 2;

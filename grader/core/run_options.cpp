@@ -28,52 +28,56 @@ std::uint64_t parse_seed(const std::string& text, const std::string& source) {
 
 }  // namespace
 
-void parse_run_options(int& argc, char** argv) {
+void read_checker_options(int argc, char** argv) {
   RunOptions& options = mutable_options();
-  if (const char* seed = std::getenv("GRADER_SEED")) options.seed = parse_seed(seed, "GRADER_SEED");
-  if (const char* small = std::getenv("GRADER_SMALL_INPUTS")) options.small_inputs = small[0] == '1';
-  // Each also from the environment (how grade.py and the batch give them); the flag wins.
-  const struct {
-    const char* prefix;
-    const char* variable;
-    std::string* target;
-  } text_flags[] = {{"--lab=", "GRADER_LAB", &options.lab},
-                    {"--submission=", "GRADER_SUBMISSION", &options.submission},
-                    {"--data=", "GRADER_DATA", &options.data_path},
-                    {"--runner=", "GRADER_RUNNER", &options.runner_path},
-                    {"--yardstick-runner=", "GRADER_YARDSTICK_RUNNER", &options.yardstick_runner_path}};
-  for (const auto& flag : text_flags) {
-    if (const char* value = std::getenv(flag.variable)) *flag.target = value;
-  }
-  int kept = 1;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    bool taken = false;
-    for (const auto& flag : text_flags) {
-      if (arg.rfind(flag.prefix, 0) == 0) {
-        *flag.target = arg.substr(std::strlen(flag.prefix));
-        taken = true;
-      }
-    }
-    if (arg.rfind("--seed=", 0) == 0) {
-      options.seed = parse_seed(arg.substr(7), "--seed");
-      taken = true;
-    } else if (!taken && arg.rfind("--", 0) == 0 && arg.rfind("--gtest_", 0) != 0) {
+    if (arg.rfind("--", 0) == 0 && arg.rfind("--gtest_", 0) != 0) {
       throw UsageError("unknown option " + arg +
-                       "; the grader takes --lab= --submission= --data= --runner= "
-                       "--yardstick-runner= "
-                       "--seed= and "
-                       "GoogleTest's --gtest_* options");
+                       ": a checker takes its settings from the GRADER_* environment "
+                       "(GRADER_LAB, GRADER_DATA, GRADER_RUNNER, GRADER_YARDSTICK_RUNNER, "
+                       "GRADER_SUBMISSION, GRADER_SEED; grader/runs/checker.py writes them) and "
+                       "only GoogleTest's --gtest_* options on its command line. To grade a lab, "
+                       "run python3 grader/grade.py --labs NN");
     }
-    if (!taken) argv[kept++] = argv[i];
   }
-  argc = kept;
-  argv[argc] = nullptr;
+  const struct {
+    const char* variable;
+    std::string* target;
+  } text_settings[] = {{"GRADER_LAB", &options.lab},
+                       {"GRADER_SUBMISSION", &options.submission},
+                       {"GRADER_DATA", &options.data_path},
+                       {"GRADER_RUNNER", &options.runner_path},
+                       {"GRADER_YARDSTICK_RUNNER", &options.yardstick_runner_path}};
+  for (const auto& setting : text_settings) {
+    if (const char* value = std::getenv(setting.variable)) *setting.target = value;
+  }
+  if (const char* seed = std::getenv("GRADER_SEED")) options.seed = parse_seed(seed, "GRADER_SEED");
+  if (const char* small = std::getenv("GRADER_SMALL_INPUTS")) options.small_inputs = small[0] == '1';
   std::uint64_t hidden = 0;
   if (batch_channel::hidden_seed(hidden)) {
     options.seed = hidden;
     options.seed_hidden = true;
   }
+}
+
+void parse_tool_options(int& argc, char** argv) {
+  RunOptions& options = mutable_options();
+  int kept = 1;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg.rfind("--data=", 0) == 0) {
+      options.data_path = arg.substr(7);
+    } else if (arg.rfind("--seed=", 0) == 0) {
+      options.seed = parse_seed(arg.substr(7), "--seed");
+    } else if (arg.rfind("--", 0) == 0) {
+      throw UsageError("unknown option " + arg + "; this program takes --data=PATH and --seed=N");
+    } else {
+      argv[kept++] = argv[i];
+    }
+  }
+  argc = kept;
+  argv[argc] = nullptr;
 }
 
 const RunOptions& run_options() { return mutable_options(); }

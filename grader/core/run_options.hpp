@@ -13,15 +13,17 @@ constexpr bool kCpuBackend = true;
 constexpr bool kCpuBackend = false;
 #endif
 
-// Each text option is a flag (meson test passes them) or a GRADER_* variable (grade.py and the
-// batch set them: grader/runs/checker.py); the flag wins.
+// One channel each. A checker (a lab's tests) reads the GRADER_* environment alone
+// (grader/runs/checker.py writes it for grade.py, `meson test`, the self-tests and the batch); the
+// hidden seed comes in the key pipe. A tool a student runs by hand (a sweep, lab 06's equalizer)
+// takes flags alone.
 struct RunOptions {
-  std::string lab;              // --lab=lab01, GRADER_LAB: names the run
-  std::string submission;       // --submission=PATH, GRADER_SUBMISSION: the folder graded
-  std::string data_path;        // --data=PATH, GRADER_DATA: the standard samples file
-  std::string runner_path;      // --runner=PATH, GRADER_RUNNER: the graded lab file's program
-  std::string yardstick_runner_path;  // --yardstick-runner=PATH, GRADER_YARDSTICK_RUNNER
-  std::uint64_t seed = 2025;    // --seed=N or GRADER_SEED: inputs the grader generates
+  std::string lab;              // GRADER_LAB=lab01: names the run
+  std::string submission;       // GRADER_SUBMISSION: the folder graded
+  std::string data_path;        // GRADER_DATA, a tool's --data=PATH: the standard samples file
+  std::string runner_path;      // GRADER_RUNNER: the graded lab file's program
+  std::string yardstick_runner_path;  // GRADER_YARDSTICK_RUNNER: the grader's yardsticks
+  std::uint64_t seed = 2025;    // GRADER_SEED, a tool's --seed=N: inputs the grader generates
   bool seed_hidden = false;     // the seed came from the batch harness: never printed
   bool small_inputs = false;    // GRADER_SMALL_INPUTS=1: sanitizer runs, where kernels run slowly
 };
@@ -31,8 +33,11 @@ class UsageError : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Takes the grader's own --flags out of argv (GoogleTest's stay); throws UsageError on a bad one.
-void parse_run_options(int& argc, char** argv);
+// A checker's settings from the environment; throws UsageError on any option in argv that is
+// not GoogleTest's (call it after InitGoogleTest has taken those).
+void read_checker_options(int argc, char** argv);
+// A tool's --data= and --seed= taken out of argv; throws UsageError on another --option.
+void parse_tool_options(int& argc, char** argv);
 const RunOptions& run_options();
 
 // Sizes: the CPU backend and sanitizer runs cap large inputs so a full run stays fast; the cases

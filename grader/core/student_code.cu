@@ -83,8 +83,8 @@ remote::RunnerProcess& student_runner() {
       options.start_timeout_seconds = std::strtod(text, nullptr);
     }
     if (options.program.empty()) {
-      throw std::runtime_error("the grader needs --runner=PATH or GRADER_RUNNER: the program built "
-                               "from your lab file (meson test and grade.py pass it)");
+      throw std::runtime_error("the grader needs GRADER_RUNNER: the program built "
+                               "from your lab file (meson test and grade.py set it)");
     }
     return options;
   }());

@@ -9,7 +9,7 @@ namespace grader {
 
 int run_sweep(int argc, char** argv, const std::function<void(const DeviceStatus&)>& print_table) {
   try {
-    parse_run_options(argc, argv);
+    parse_tool_options(argc, argv);
     if (kCpuBackend) {
       // Not an error: the student asked for a table this machine cannot make. One line, exit 0,
       // so `meson compile -C build labNN-sweep` ends without ninja's FAILED.

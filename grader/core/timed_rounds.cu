@@ -295,7 +295,7 @@ remote::RunnerProcess& yardstick_runner() {
     options.program = run_options().yardstick_runner_path;
     options.timeout_seconds = 60;
     if (options.program.empty()) {
-      throw std::runtime_error("the grader needs --yardstick-runner=PATH or GRADER_YARDSTICK_RUNNER (meson test and grade.py pass it)");
+      throw std::runtime_error("the grader needs GRADER_YARDSTICK_RUNNER (meson test and grade.py set it)");
     }
     return options;
   }());

@@ -88,7 +88,7 @@ std::string stem(const std::string& path) {
 
 int main(int argc, char** argv) {
   try {
-    grader::parse_run_options(argc, argv);
+    grader::parse_tool_options(argc, argv);
     const grader::DeviceStatus& device = grader::device_status();
     if (!device.available) {
       std::fprintf(stderr, "error: %s\n", device.reason.c_str());

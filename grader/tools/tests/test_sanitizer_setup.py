@@ -10,8 +10,9 @@ from pathlib import Path
 WRAPPER = Path(__file__).resolve().parent.parent / "sanitizer_setup.py"
 
 
-def run(*args):
-    return subprocess.run([sys.executable, str(WRAPPER), *args], capture_output=True, text=True)
+def run(*args, env=None):
+    return subprocess.run([sys.executable, str(WRAPPER), *args], capture_output=True, text=True,
+                          env=None if env is None else dict(os.environ, **env))
 
 
 class SanitizeTest(unittest.TestCase):
@@ -32,10 +33,12 @@ class SanitizeTest(unittest.TestCase):
                       "--gtest_filter=X", result.stdout)
 
     def test_a_checker_starts_its_runner_under_the_sanitizer(self):
-        # A lab's checker (it takes --runner=) runs as it is; the student's code, in the runner it
-        # starts, runs under the sanitizer named in GRADER_RUNNER_WRAPPER, one argument a line.
+        # A lab's checker (GRADER_RUNNER names its runner) runs as it is; the student's code, in
+        # the runner it starts, runs under the sanitizer named in GRADER_RUNNER_WRAPPER, one
+        # argument a line.
         result = run(str(self.fake), "racecheck", "--", "/bin/sh", "-c",
-                     'printf "%s" "$GRADER_RUNNER_WRAPPER"', "--runner=/build/lab01_runner_graded")
+                     'printf "%s" "$GRADER_RUNNER_WRAPPER"',
+                     env={"GRADER_RUNNER": "/build/lab01_runner_graded"})
         self.assertEqual(result.returncode, 0, result.stderr)
         self.assertEqual(result.stdout.split("\n"), [str(self.fake), "--tool", "racecheck",
                                                      "--error-exitcode", "66", "--print-limit", "20"])
