@@ -7,7 +7,9 @@ The graded functions are the functions the header declares without a body in its
 from the file name: lab05_scan_warps.cuh -> lab05); the student's file defines them. The output,
 built into the lab's runner (GRADER_RUNNER_SIDE), lists them by name (GRADER_RUNNER_TABLE); built
 into the checker it defines each one as a call_student() into the runner
-(grader/core/student_code.hpp). Also derived from the header: PointerMembers for each struct a
+(grader/core/student_code.hpp); built with GRADER_KNOWN_WRONG_TABLE (the known-wrong kernels'
+runners) it takes the functions as weak references, so such a file defines only what it breaks.
+Also derived from the header: PointerMembers for each struct a
 graded function takes by value that holds device pointers (they travel like pointer arguments), and
 GRADER_STUDENT_EXCEPTION for each exception class the header defines (it crosses back as itself).
 Skipped: definitions (inline, constexpr, __device__ functions), kernels, constants, types. A
@@ -253,7 +255,15 @@ def call_table(text, namespace, header_name):
         out += ["template <>", f"struct grader::remote::PointerMembers<{namespace}::{name}> {{",
                 f"  static constexpr auto list = std::make_tuple({members});", "};", ""]
     exposed = [f"GRADER_EXPOSE({namespace}::{function['name']})" for function in functions]
-    out += ["#ifdef GRADER_RUNNER_SIDE", "",
+    out += ["#ifdef GRADER_RUNNER_SIDE", "", "#ifdef GRADER_KNOWN_WRONG_TABLE",
+            "// A known-wrong kernels' file defines only the functions its cases break: in its "
+            "runners the",
+            "// others are weak references, left null, and a call of one is refused naming it.",
+            f"namespace {namespace} {{"]
+    for function in functions:
+        parameters = ", ".join(f"{t} {n}" for t, n in function["parameters"])
+        out.append(f"__attribute__((weak)) {function['returns']} {function['name']}({parameters});")
+    out += [f"}}  // namespace {namespace}", "#endif", "",
             "GRADER_RUNNER_TABLE(" + ",\n                    ".join(exposed) + ")", "", "#else", ""]
     out += [f"GRADER_STUDENT_EXCEPTION({namespace}::{name});" for name in exceptions]
     out += [""] * bool(exceptions) + [f"namespace {namespace} {{", ""]
