@@ -223,18 +223,17 @@ def ensure_cuobjdump(nvcc):
 def side_by_side(build_dir, count):
     """How many labs grade at once: on the cuda backend with 8 GiB free on the GPU, one per 2 cores
     and per 2 GiB free; else 1. The CPU backend's kernels use every core already."""
+    from tools import detect_gpus
     try:
         with open(os.path.join(build_dir, "backend.txt"), encoding="utf-8") as f:
             if f.read().strip() != "cuda":
                 return 1
-        free = subprocess.run(["nvidia-smi", "--query-gpu=memory.free", "--format=csv,noheader,nounits",
-                               "--id=" + os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0]],
-                              capture_output=True, text=True, timeout=20).stdout.split()
-    except (OSError, subprocess.SubprocessError):
+    except OSError:
         return 1
-    if not free or not free[0].isdigit() or int(free[0]) < 8 * 1024:
+    free = detect_gpus.free_memory_mib(os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0])
+    if free is None or free < 8 * 1024:
         return 1
-    return max(1, min((os.cpu_count() or 1) // 2, int(free[0]) // (2 * 1024), count))
+    return max(1, min((os.cpu_count() or 1) // 2, free // (2 * 1024), count))
 
 
 def grade_labs(build_dir, labs, timeout_s):
