@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks the handouts' figures and links, renders the handouts to HTML, screenshots the pages.
 
-    python3 handouts/render_handouts.py --check               references resolve, figures decode and are shown
+    python3 handouts/render_handouts.py --check               references resolve, figures decode and are shown,
+                                                              no two questions share a paragraph
     python3 handouts/render_handouts.py OUT                   OUT/NAME.html for every handouts/*.md
     python3 handouts/render_handouts.py OUT --screenshot DIR  and DIR/NAME.png, full-page, by a headless Chromium
 
@@ -24,7 +25,6 @@ import struct
 import subprocess
 import sys
 import tempfile
-import urllib.parse
 import venv
 import xml.etree.ElementTree as ElementTree
 import zlib
@@ -44,54 +44,8 @@ BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stab
 PAGE_WIDTH = 1000  # px: about GitHub's width for a Markdown file, so figures show at the size readers see
 SMALL_SCALE = 0.75  # a figure shown smaller than this has text too small to read without zooming
 
-# ---- Reading Markdown without a Markdown library (for --check) ------------------------------------
-FENCE = re.compile(r"^\s*(`{3,}|~{3,})")
-LIST_ITEM = re.compile(r"^ {0,3}([-+*]|\d{1,9}[.)])(\s|$)")
-CODE_SPAN = re.compile(r"(`+)((?:(?!\n\s*\n).)+?)(?<!`)\1(?!`)", re.S)
-INLINE_LINK = re.compile(r"(!?)\[((?:[^\[\]]|\[[^\]]*\])*)\]\(\s*(<[^>]*>|[^\s)]+)(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
-REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]]+\]:\s*(<[^>]*>|\S+)", re.M)
-HTML_REFERENCE = re.compile(r"<(img|a)\b[^>]*?\b(?:src|href)\s*=\s*([\"'])(.*?)\2", re.I | re.S)
-URL_SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*:|^//")
-
-
-def prose_only(text):
-    """The Markdown with code blocks and spans blanked, newlines kept (a link shown as code is no link)."""
-    out, fence, previous, in_list = [], None, "blank", False
-    for line in text.split("\n"):
-        marker = FENCE.match(line)
-        if fence:  # inside a fenced block until a fence of the same character, at least as long
-            closing = marker and marker.group(1)[0] == fence[0] and len(marker.group(1)) >= len(fence)
-            fence = None if closing and not line.strip().strip(fence[0]) else fence
-        elif marker:
-            fence = marker.group(1)
-        elif not line.strip():
-            previous = "blank"
-        # An indented code block starts after a blank line (it cannot interrupt a paragraph), and not
-        # inside a list, where indentation continues the list item.
-        elif (line.startswith("\t") or line.startswith("    ")) and previous in ("blank", "code") and not in_list:
-            previous = "code"
-        else:
-            in_list = bool(LIST_ITEM.match(line)) or (in_list and (previous != "blank" or line.startswith(" ")))
-            previous = "prose"
-            out.append(line)
-            continue
-        out.append("")
-    return CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), "\n".join(out))
-
-
-def references(text):
-    """(line, target, is_image) for every link and image of a Markdown text, code left out."""
-    prose = prose_only(text)
-    found = [(m.start(), m.group(3).strip("<>"), m.group(1) == "!") for m in INLINE_LINK.finditer(prose)]
-    found += [(m.start(1), m.group(1).strip("<>"), False) for m in REFERENCE_DEFINITION.finditer(prose)]
-    found += [(m.start(), html.unescape(m.group(3)), m.group(1).lower() == "img")
-              for m in HTML_REFERENCE.finditer(prose)]
-    return sorted((prose.count("\n", 0, offset) + 1, target, image) for offset, target, image in found)
-
-
-def local_path(target):
-    """The file part of a link target ('' for an anchor in the same page); None for web addresses and mail."""
-    return None if URL_SCHEME.match(target) else urllib.parse.unquote(re.split(r"[#?]", target)[0])
+# Reading Markdown (prose, links, question labels): markdown_prose.py beside this script.
+from markdown_prose import local_path, merged_questions, references  # noqa: E402
 
 
 # ---- Figures: decoded with zlib, struct and an XML parser ------------------------------------------
@@ -171,7 +125,10 @@ def check(handouts_dir):
     handouts = sorted(handouts_dir.glob("*.md"))
     problems, shown, link_count = [], set(), 0
     for handout in handouts:
-        for line, target, is_image in references(handout.read_text(encoding="utf-8")):
+        text = handout.read_text(encoding="utf-8")
+        problems += [f"{show(handout)}:{line}: question Q{second} renders in the paragraph of Q{first}: put a "
+                     f"blank line before its **Q{second}" for line, first, second in merged_questions(text)]
+        for line, target, is_image in references(text):
             link_count += 1
             where, kind = f"{show(handout)}:{line}", "image" if is_image else "link"
             path_text = local_path(target)
@@ -191,7 +148,8 @@ def check(handouts_dir):
     problems += [f"{show(figure)}: shown by no handout: show it where its topic is taught, or delete it"
                  for figure in figures if figure not in shown]
     summary = (f"{len(handouts)} handouts, {link_count} links and images, {len(figures)} figure files in "
-               f"{show(handouts_dir / 'figures')}: every reference resolves, every figure decodes and is shown")
+               f"{show(handouts_dir / 'figures')}: every reference resolves, every figure decodes and is shown, "
+               "every question is a paragraph of its own")
     return problems, summary
 
 
@@ -358,7 +316,7 @@ def main():
     problems, summary = check(args.handouts)
     if problems:
         print("\n".join(problems), file=sys.stderr)
-        sys.exit(f"{len(problems)} problem{'s' * (len(problems) > 1)} in the handouts' references and figures"
+        sys.exit(f"{len(problems)} problem{'s' * (len(problems) > 1)} in the handouts' references, figures and paragraphs"
                  + ("" if args.check else "; nothing rendered"))
     print(summary)
     if args.check:

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Proves that render_handouts.py --check fails, naming file and line, on each kind of broken figure or
-reference, and passes on a sound folder; and that --screenshot without a browser fails instead of
-skipping. Each case is a tiny handout folder made in a temporary directory. Standard library only."""
+reference and on two question labels in one paragraph, and passes on a sound folder; and that
+--screenshot without a browser fails instead of skipping. Each case is a tiny handout folder made in
+a temporary directory. Standard library only."""
 import struct
 import subprocess
 import sys
@@ -89,6 +90,19 @@ class CheckTest(unittest.TestCase):
     def test_references_in_code_are_not_references(self):
         root = self.folder("# A\n\n```md\n![x](figures/none.png)\n```\n\n    ![y](figures/none.png)\n\n"
                            "Write `![z](figures/none.png)` to show one.\n", {})
+        result = self.check(root)
+        self.assertEqual(result.returncode, 0, result.stderr)
+
+    def test_questions_in_one_paragraph_fail(self):
+        root = self.folder("# A\n\n## Q1 — Part\n\n**Q1.1 — First (5 min).** Do this.\n**Q1.2 — Second.** And that."
+                           "\n\n**Q1.3** Alone. Text of it, then **Q1.4 (no code).** inside it.\n", {})
+        self.assertFails(self.check(root), "a.md:6: question Q1.2 renders in the paragraph of Q1.1",
+                         "a.md:8: question Q1.4 renders in the paragraph of Q1.3")
+
+    def test_questions_apart_pass(self):
+        root = self.folder("## Q1 — Part\n\n**Q1.1** One.\n\n**Q1.2** Two, see **Q1.2** again.\n\n"
+                           "- **Q2.1** An answer in a list\n- **Q2.2** and the next item.\n\n"
+                           "```\n**Q3.1** in code\n**Q3.2** in code\n```\n", {})
         result = self.check(root)
         self.assertEqual(result.returncode, 0, result.stderr)
 

@@ -6,7 +6,9 @@
     python3 grader/bench/plot_sweeps.py --csv FILE [--reference FILE] --out DIR   a CSV saved earlier
 
 --lab and --all compile the sweep (meson compile -C BUILD labNN_sweep: your latest code), run it with
---csv=OUT/labNN_sweep.csv (its table scrolls by as usual) and draw OUT/labNN_sweep.png (OUT: plots/).
+--csv=OUT/labNN_sweep.csv (its table scrolls by as usual) and draw OUT/labNN_sweep.png (OUT: plots/),
+then OUT/labNN_beside.png: the figure the lab's handout shows (handouts/figures/labNN_sweep.png) on
+the left, yours on the right.
 The handout's run is drawn faint beside yours: handouts/figures/sweeps/labNN_*.csv, the one of your
 GPU's model where there is one (--reference FILE: another; --reference none: no reference). The
 labs are those of labs/labs.txt whose sweep the build has (labs/NN-*/meson.build, 'tools').
@@ -33,7 +35,7 @@ if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
     os.execve(sys.executable, [sys.executable] + sys.argv, dict(
         os.environ, PYTHONPATH=os.pathsep.join(filter(None, [GRADER, os.environ.get("PYTHONPATH")]))))
 
-from bench import sweep_csv  # noqa: E402
+from bench import plot_beside, sweep_csv  # noqa: E402
 from bench.sweep_csv import SweepError  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -108,6 +110,8 @@ def set_scale(ax, axis, scale, values):
 
 
 def draw_panel(plt, ax, sweep, rows, ref_rows, reference):
+    """Draws one panel's lines; returns its series' legend entries, the entries every panel shares
+    (reference lines, the faint run, line styles), and the y values of this run and of both."""
     from matplotlib.lines import Line2D
     mine = sweep_csv.series(sweep, rows)
     theirs = sweep_csv.series(reference, ref_rows) if reference else []
@@ -153,10 +157,11 @@ def draw_panel(plt, ax, sweep, rows, ref_rows, reference):
     style_handles = [Line2D([], [], color="0.3", linestyle=s, label=f"{v}") for v, s in styles.items() if v]
     if len(style_handles) < 2:
         style_handles = []
+    common = {}
     for n, (label, value) in enumerate(sweep.references):
         look = dict(color="0.45", linestyle=REFERENCE_STYLES[n % len(REFERENCE_STYLES)], linewidth=1.2)
         ax.axhline(value, zorder=2, **look)
-        handles[f"ref {n}"] = Line2D([], [], label=f"{label} ({value:.4g})", **look)
+        common[f"ref {n}"] = Line2D([], [], label=f"{label} ({value:.4g})", **look)
         ys.append(value)
         own_ys.append(value)
     for n, (label, value) in enumerate(reference.references if reference else []):
@@ -164,21 +169,24 @@ def draw_panel(plt, ax, sweep, rows, ref_rows, reference):
                    linestyle=REFERENCE_STYLES[n % len(REFERENCE_STYLES)])
         ys.append(value)
     if reference:
-        handles["faint"] = Line2D([], [], color="0.3", alpha=0.3, marker="o", markersize=3,
-                                  label=f"faint: {reference.get('gpu', 'reference run')}")
+        common["faint"] = Line2D([], [], color="0.3", alpha=0.3, marker="o", markersize=3,
+                                 label=f"faint: {reference.get('gpu', 'reference run')}")
     if numeric:
         set_scale(ax, "x", sweep_csv.choose_scale(sweep.get("xscale", "auto"), xs), xs)
     else:
         ax.set_xticks(range(len(categories)))
         long_labels = sum(len(c) for c in categories) > 60
         ax.set_xticklabels(categories, rotation=30 if long_labels else 0, ha="right" if long_labels else "center")
-    set_scale(ax, "y", sweep_csv.choose_scale(sweep.get("yscale", "auto"), own_ys), ys)
     ax.set_xlabel(sweep.get("xlabel", sweep.meta["x"]))
     ax.set_ylabel(sweep.get("ylabel", sweep.meta["y"]))
     ax.grid(True, which="major", color="0.9", linewidth=0.8)
     ax.set_axisbelow(True)
-    ax.legend(handles=list(handles.values()) + style_handles, loc="upper left", bbox_to_anchor=(1.01, 1.0),
-              fontsize=7, frameon=False, borderaxespad=0)
+    return list(handles.values()), list(common.values()) + style_handles, own_ys, ys
+
+
+def legend(ax, handles):
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False,
+              borderaxespad=0)
 
 
 def draw(plt, sweep, reference=None):
@@ -191,10 +199,19 @@ def draw(plt, sweep, reference=None):
     rows = len(names)
     fig, axes = plt.subplots(rows, cols, figsize=(8.5, 1.2 + 3.4 * rows),
                              squeeze=False, layout="constrained")
+    drawn = []
     for ax, name in zip(axes.flat, names):
-        draw_panel(plt, ax, sweep, dict(mine).get(name, []), theirs.get(name, []), reference)
+        drawn.append(draw_panel(plt, ax, sweep, dict(mine).get(name, []), theirs.get(name, []), reference))
         if name:
             ax.set_title(name, fontsize=10)
+    # One y scale for every panel (this run's values choose it, both runs' set its range), and the
+    # entries the panels share in the first panel's legend only.
+    own_ys = [y for panel in drawn for y in panel[2]]
+    all_ys = [y for panel in drawn for y in panel[3]]
+    scale = sweep_csv.choose_scale(sweep.get("yscale", "auto"), own_ys)
+    for n, (ax, (series, common, _, _)) in enumerate(zip(axes.flat, drawn)):
+        set_scale(ax, "y", scale, all_ys)
+        legend(ax, series + (common if n == 0 else []))
     for ax in list(axes.flat)[len(names):]:
         ax.set_visible(False)
     title = sweep.title()
@@ -221,13 +238,15 @@ def save_png(fig, path, dpi):
 def describe(sweep, reference=None):
     """What would be drawn, in words: --check, and the test without matplotlib."""
     out = [sweep.title()]
+    ys = [value for _, value in sweep.references]  # one y scale for all panels, as draw() has it
+    for _, rows in sweep_csv.panels(sweep):
+        lines = sweep_csv.series(sweep, rows)
+        ys += [y for line in lines for _, y, _ in line.points] + [y for line in lines for y in line.levels]
+    yscale = sweep_csv.choose_scale(sweep.get("yscale", "auto"), ys)
     for name, rows in sweep_csv.panels(sweep):
         lines = sweep_csv.series(sweep, rows)
         xs = [float(x) for line in lines for x, _, _ in line.points] if sweep.x_is_numeric() else []
-        ys = [y for line in lines for _, y, _ in line.points] + [y for line in lines for y in line.levels]
-        ys += [value for _, value in sweep.references]
         xscale = sweep_csv.choose_scale(sweep.get("xscale", "auto"), xs) if xs else "categories"
-        yscale = sweep_csv.choose_scale(sweep.get("yscale", "auto"), ys)
         marked = sum(m for line in lines for _, _, m in line.points)
         out.append(f"panel {name or '(one)'}: {len(lines)} lines, x {xscale}, y {yscale}, {marked} marked")
         out += [f"  {line.label}" + (f" [{line.style}]" if line.style else "") +
@@ -309,6 +328,11 @@ def plot(plt, csv_path, reference_arg, out, lab=None, dpi=110):
     save_png(fig, png, dpi)
     plt.close(fig)
     print(f"wrote {png}" + (f" (faint: {reference_path})" if reference else ""))
+    if Path(csv_path).resolve().parent != REFERENCES.resolve():  # a handout's run is not put beside itself
+        beside = plot_beside.write_beside(lab, png, out, f"yours: {sweep.get('gpu', 'this GPU')}",
+                                          "the handout's: handouts/figures/" + png.name)
+        if beside:
+            print(f"wrote {beside} (the handout's figure on the left, yours on the right)")
 
 
 def main():

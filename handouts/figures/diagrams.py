@@ -11,6 +11,7 @@ import sys
 sys.dont_write_bytecode = True  # no __pycache__ beside the figures
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from svg import BLUE, GREEN, GREY, INK, ORANGE, PALE, PURPLE, TINT, VERMILION, Svg  # noqa: E402
+from diagrams_memory import lab01_atomic_timeline, lab03_dram_ports  # noqa: E402
 
 
 # ---- Lab 01: sectioned (v1) and strided (v2) partitioning -----------------------------------------
@@ -91,48 +92,6 @@ def lab03_privatization():
         s.text(dx + dw * (b + 0.5), dy + 42, f"bin {b}", 10, "middle", GREY)
     s.text(30, 512, f"{sum(1 for cnt in counts for c in cnt if c)} global atomicAdds in all, one per non-empty "
            f"private bin; lab 01's kernels make {sum(map(len, blocks))}, one per sample.", 12.5)
-    return s
-
-
-# ---- Lab 03 Q5.2: the course's DRAM model --------------------------------------------------------
-def lab03_dram_ports():
-    s = Svg(880, 570, "Lab 03: address bits and DRAM ports")
-    s.heading("Lab 03 Q5.2 — the course's DRAM model: address bits 6–10 pick the port",
-              "32 ports work in parallel; a port serves its requests one after another. A simplified model: "
-              "real GPUs mix more", "address bits into the choice, but the point stands: a step should spread its "
-              "requests over the ports.")
-    for label, x, w, fill in [("bits 31 … 11: where in the port", 30, 360, "#FFFFFF"),
-                              ("bits 10 … 6: port 0 … 31", 390, 220, TINT[ORANGE]),
-                              ("bits 5 … 0: byte in a 64-byte chunk", 610, 260, "#FFFFFF")]:
-        s.cell(x, 100, w, 30, label, fill=fill, size=12.5)
-    s.text(30, 160, "d_samples as consecutive 64-byte chunks (16 ints each), each with its port; shaded: what one "
-           "v2 warp reads in a step", 12.5)
-    for c in range(40):
-        s.cell(30 + 21 * c, 168, 21, 24, c % 32, fill=TINT[BLUE] if c < 2 else "#FFFFFF", size=10)
-    s.text(30, 212, "Chunk c goes to port c mod 32: 32 consecutive chunks keep all 32 ports busy at once.", 12.5)
-    scenarios = [("v2 grid-stride, one warp", "lanes 4 B apart", [4 * l for l in range(32)]),
-                 ("v2 grid-stride, warps 0–15", "lanes 4 B apart",
-                  [4 * (32 * w + l) for w in range(16) for l in range(32)]),
-                 ("v1, slices of 16 samples", "lanes 64 B apart", [64 * l for l in range(32)]),
-                 ("v1, slices of 64 samples", "lanes 256 B apart", [256 * l for l in range(32)]),
-                 ("v1, slices of 512 samples", "lanes 2 KiB apart", [2048 * l for l in range(32)])]
-    px, pw, top = 330, 16.5, 284
-    s.text(30, 250, "One step of the loop: the 64-byte chunks it asks of each port", 12.5, bold=True)
-    for p in range(32):
-        s.text(px + pw * (p + 0.5), 274, str(p), 9, "middle", GREY)
-    for r, (title, gap, addresses) in enumerate(scenarios):
-        y = top + 50 * r
-        chunks = sorted({a // 64 for a in addresses})
-        per_port = [sum(1 for c in chunks if c % 32 == p) for p in range(32)]
-        ports = sum(1 for q in per_port if q)
-        s.text(30, y + 12, title, 12.5, bold=True)
-        s.text(30, y + 29, f"{gap}: {len(chunks)} chunks on {ports} port{'s' if ports > 1 else ''}", 12)
-        for p, q in enumerate(per_port):
-            fill = "#FFFFFF" if q == 0 else TINT[BLUE] if q == 1 else TINT[ORANGE] if q <= 4 else VERMILION
-            s.cell(px + pw * p, y, pw, 26, q if q else "", fill=fill, size=10)
-    s.text(px - 8, 274, "port", 11, "end", GREY)
-    s.legend(30, 552, [(TINT[BLUE], "1 chunk"), (TINT[ORANGE], "2–4 chunks, one after another"),
-                       (VERMILION, "more than 4, one after another")])
     return s
 
 
@@ -379,7 +338,7 @@ def lab06_pipeline():
     return s
 
 
-DIAGRAMS = [lab01_partitioning, lab03_privatization, lab03_dram_ports, lab04_banks, lab05_scan_trees,
+DIAGRAMS = [lab01_partitioning, lab01_atomic_timeline, lab03_privatization, lab03_dram_ports, lab04_banks, lab05_scan_trees,
             lab05_lookback, lab06_pipeline]
 
 

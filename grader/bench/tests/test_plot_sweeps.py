@@ -142,7 +142,10 @@ class CommandLineTest(unittest.TestCase):
         done = self.run_without_matplotlib("--check", "--csv", str(csv), "--reference", "none")
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertIn("panel 1024 bins:", done.stdout)
-        self.assertIn("x log, y linear", done.stdout)
+        # One y scale for the four panels: 7-bin letters at ~170 GB/s and a 4 TB/s read span > 10x.
+        panels = [line for line in done.stdout.splitlines() if line.startswith("panel ")]
+        self.assertEqual(len(panels), 4, done.stdout)
+        self.assertTrue(all("x log, y log" in line for line in panels), done.stdout)
 
     def test_a_plot_without_matplotlib_fails_saying_how_to_install_it(self):
         csv = ROOT / "handouts" / "figures" / "sweeps" / "lab01_h100.csv"
@@ -211,6 +214,29 @@ class DrawingTest(unittest.TestCase):
         ax = self.visible_axes(fig)[0]
         faint = [line for line in ax.get_lines() if line.get_alpha() is not None and line.get_alpha() < 0.5]
         self.assertTrue(any(1.90 in line.get_ydata() for line in faint))
+
+    def test_panels_share_one_y_scale_and_the_common_legend_entries_once(self):
+        lab03 = (ROOT / "handouts" / "figures" / "sweeps" / "lab03_h100.csv").read_text()
+        fig = self.draw(lab03)
+        axes = self.visible_axes(fig)
+        self.assertEqual(len(axes), 4)
+        self.assertEqual({ax.get_yscale() for ax in axes}, {"log"})
+        self.assertEqual(len({ax.get_ylim() for ax in axes}), 1)
+        reads = [ax for ax in axes if any("streaming read" in t.get_text() for t in ax.get_legend().get_texts())]
+        self.assertEqual(reads, axes[:1])
+
+    def test_the_students_plot_is_put_beside_the_handouts(self):
+        from bench import plot_beside
+        with tempfile.TemporaryDirectory() as folder:
+            fig = self.draw(SMALL)
+            yours = Path(folder) / "lab01_sweep.png"
+            plot_sweeps.save_png(fig, yours, 110)
+            beside = plot_beside.write_beside("01", yours, folder, "yours", "the handout's")
+            from PIL import Image
+            width = Image.open(beside).width
+            handout = Image.open(plot_beside.handout_figure("01"))
+            self.assertGreater(width, handout.width)
+            self.assertIsNone(plot_beside.write_beside("99", yours, folder, "yours", "none"))
 
 
 if __name__ == "__main__":
