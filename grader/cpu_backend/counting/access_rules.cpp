@@ -32,6 +32,11 @@ std::uint32_t global_sectors(const lane_access* lanes, std::size_t count) {
 shared_cost shared_wavefronts(const lane_access* lanes, std::size_t count) {
     shared_cost cost;
     if (count == 0) return cost;
+    bool one_word = true;
+    for (std::size_t i = 0; i < count && one_word; ++i)
+        one_word = lanes[i].address / bank_bytes == lanes[0].address / bank_bytes &&
+                   lanes[i].address % bank_bytes + lanes[i].bytes <= bank_bytes;
+    if (one_word) return {1, 0};  // a broadcast: the common case of a thread-per-bin scan
     std::uint32_t widest = 0;
     for (std::size_t i = 0; i < count; ++i) widest = std::max(widest, lanes[i].bytes);
     const std::uint32_t lanes_per_phase = widest > 8 ? 8 : widest > 4 ? 16 : 32;

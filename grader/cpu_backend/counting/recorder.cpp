@@ -5,6 +5,8 @@
 #include <link.h>
 
 #include <algorithm>
+#include <array>
+#include <unordered_map>
 #include <cstring>
 #include <mutex>
 #include <utility>
@@ -22,14 +24,58 @@ namespace {
 
 using range = std::pair<std::uintptr_t, std::uintptr_t>;  // [first, end)
 
-struct event {
-    std::uintptr_t pc;
-    std::uintptr_t address;
-    std::uint32_t thread;  // linear index in the block
-    std::uint32_t k;       // which execution of the site by this thread (set when the block ends)
-    std::uint32_t part;    // 16-byte part of a wider copy
-    std::uint8_t bytes;
-    access_kind kind;
+// The lanes of one warp-level request gathered so far. Their addresses are kept as a line,
+// address(lane) = first + (lane - first_lane) * stride (a broadcast, a coalesced access), until a
+// lane breaks it; then as a list of 32 in the block's pool. A thread-per-bin scan opens thousands
+// of requests per warp before their last lane runs: small slots keep them in the cache.
+struct slot {
+    std::uintptr_t first = 0;
+    std::intptr_t stride = 0;
+    std::uint32_t mask = 0;
+    std::uint32_t list = 0;  // 0 while a line, else 1 + the index of its list in the pool
+    std::uint8_t count = 0, first_lane = 0, bytes = 0;
+    bool done = false, stride_known = false;
+
+    std::uintptr_t on_line(std::uint32_t lane) const {
+        return first + static_cast<std::uintptr_t>((static_cast<std::intptr_t>(lane) - first_lane) * stride);
+    }
+};
+using address_list = std::array<std::uintptr_t, 32>;
+
+// The open requests of one site and warp, a ring: its i-th slot, at ring[(head + i) & (size - 1)],
+// gathers the (base + i)-th execution of the site by the warp's lanes.
+struct window {
+    std::uint64_t base = 0;
+    std::uint32_t head = 0, used = 0;
+    std::vector<slot> ring;
+
+    slot& at(std::uint64_t i) {
+        if (i >= ring.size()) grow(i + 1);
+        while (used <= i) ring[(head + used++) & (ring.size() - 1)] = slot{};
+        return ring[(head + i) & (ring.size() - 1)];
+    }
+    void grow(std::uint64_t needed) {
+        std::size_t size = ring.empty() ? 4 : ring.size();
+        while (size < needed) size *= 2;
+        std::vector<slot> bigger(size);
+        for (std::uint32_t i = 0; i < used; ++i) bigger[i] = ring[(head + i) & (ring.size() - 1)];
+        ring.swap(bigger);
+        head = 0;
+    }
+    void pop_done() {
+        while (used > 0 && ring[head].done) {
+            head = (head + 1) & static_cast<std::uint32_t>(ring.size() - 1);
+            --used;
+            ++base;
+        }
+    }
+};
+
+struct site_state {
+    detail::site_key key;
+    std::vector<std::uint32_t> executions;  // per thread of the block: the k of its next execution
+    std::vector<window> windows;            // per warp
+    site_counts counts;
 };
 
 struct block_state {
@@ -38,11 +84,17 @@ struct block_state {
     range dynamic_shared{0, 0};
     range tls{0, 0};                        // this host thread's static TLS: __shared__ variables
     std::vector<range> tls_not_shared;      // threadIdx & co., extern __shared__ pointers
-    std::vector<event> events;
+    std::vector<site_state> sites;
+    std::vector<address_list> lists;
+    std::vector<std::uint32_t> free_lists;
+    std::unordered_map<std::uint64_t, std::uint32_t> site_index;  // hash of the key -> first site
+    std::uint32_t cache[256];  // a direct-mapped cache of site_index (~0u: empty)
     std::uint64_t barriers = 0;
 };
 
-thread_local block_state state;
+thread_local block_state state_of_this_thread;
+__thread block_state* current_state = nullptr;  // a plain TLS word: no initialisation check per access
+#define state (*current_state)
 std::vector<range> global_ranges;  // read-only while a launch runs
 
 std::size_t program_tls_bytes() {
@@ -94,16 +146,21 @@ access_kind kind_of(int space, access_op op) {
     return static_cast<access_kind>(base + static_cast<int>(op));
 }
 
-void add_request(site_map& sites, const event* first, std::size_t count, std::uint32_t warp_lanes) {
+std::uint32_t warp_lanes(std::uint32_t warp) { return std::min<std::uint32_t>(32, state.threads - warp * 32); }
+
+void add_request(site_counts& site, const slot& gathered, std::uint32_t lanes_in_warp) {
     lane_access lanes[32];
-    for (std::size_t i = 0; i < count; ++i) lanes[i] = {first[i].thread % 32, first[i].address, first[i].bytes};
-    site_counts& site = sites[site_key{first->pc, first->part, first->kind}];
-    site.kind = first->kind;
-    site.bytes = first->bytes;
+    std::size_t count = 0;
+    for (std::uint32_t mask = gathered.mask; mask != 0; mask &= mask - 1) {
+        const auto lane = static_cast<std::uint32_t>(__builtin_ctz(mask));
+        const std::uintptr_t address = gathered.list ? state.lists[gathered.list - 1][lane] : gathered.on_line(lane);
+        lanes[count++] = {lane, address, gathered.bytes};
+    }
+    if (gathered.list) state.free_lists.push_back(gathered.list - 1);
     site.requests += 1;
     site.lanes += count;
-    if (count < warp_lanes) site.partial_requests += 1;
-    switch (first->kind) {
+    if (count < lanes_in_warp) site.partial_requests += 1;
+    switch (site.kind) {
         case access_kind::global_load:
         case access_kind::global_store: site.sectors += global_sectors(lanes, count); break;
         case access_kind::shared_load:
@@ -117,33 +174,101 @@ void add_request(site_map& sites, const event* first, std::size_t count, std::ui
     }
 }
 
-// Lane groups: the k-th execution of a site by each lane of a warp is one request.
+std::uint64_t key_hash(std::uintptr_t pc, std::uint32_t part, access_kind kind) {
+    return (static_cast<std::uint64_t>(pc) << 8) ^ (static_cast<std::uint64_t>(part) << 3) ^ static_cast<std::uint64_t>(kind);
+}
+
+site_state& site_of(std::uintptr_t pc, std::uint32_t part, access_kind kind, std::uint8_t bytes) {
+    const detail::site_key key{pc, part, kind};
+    const std::uint64_t hash = key_hash(pc, part, kind);
+    std::uint32_t& cached = state.cache[(hash ^ (hash >> 8)) & 255];
+    if (cached < state.sites.size() && state.sites[cached].key == key) return state.sites[cached];
+    auto found = state.site_index.find(hash);
+    for (std::uint32_t i = found == state.site_index.end() ? ~0u : found->second; i < state.sites.size(); ++i) {
+        if (state.sites[i].key == key) return state.sites[cached = i];
+    }
+    site_state added;
+    added.key = key;
+    added.executions.assign(state.threads, 0);
+    added.windows.resize((state.threads + 31) / 32);
+    added.counts.kind = kind;
+    added.counts.bytes = bytes;
+    state.sites.push_back(std::move(added));
+    cached = static_cast<std::uint32_t>(state.sites.size() - 1);
+    state.site_index.emplace(hash, cached);  // keeps the first site of a hash: later ones follow it
+    return state.sites.back();
+}
+
+void make_list(slot& s) {
+    std::uint32_t index;
+    if (!state.free_lists.empty()) {
+        index = state.free_lists.back();
+        state.free_lists.pop_back();
+    } else {
+        index = static_cast<std::uint32_t>(state.lists.size());
+        state.lists.emplace_back();
+    }
+    for (std::uint32_t mask = s.mask; mask != 0; mask &= mask - 1) {
+        const auto lane = static_cast<std::uint32_t>(__builtin_ctz(mask));
+        state.lists[index][lane] = s.on_line(lane);
+    }
+    s.list = index + 1;
+}
+
+void add_lane(slot& s, std::uint32_t lane, std::uintptr_t address, std::uint8_t bytes) {
+    if (s.count == 0) {
+        s.first = address;
+        s.first_lane = static_cast<std::uint8_t>(lane);
+        s.bytes = bytes;
+    } else if (s.list == 0) {
+        const auto distance = static_cast<std::intptr_t>(address - s.first);
+        const std::intptr_t lanes_apart = static_cast<std::intptr_t>(lane) - s.first_lane;
+        if (!s.stride_known && distance % lanes_apart == 0) {
+            s.stride = distance / lanes_apart;
+            s.stride_known = true;
+        } else if (!s.stride_known || s.on_line(lane) != address) {
+            make_list(s);
+        }
+    }
+    if (s.list) state.lists[s.list - 1][lane] = address;
+    if (bytes > s.bytes) s.bytes = bytes;
+    s.mask |= 1u << lane;
+    ++s.count;
+}
+
+// The k-th execution of a site by each lane of a warp is one request: complete once every lane
+// of the warp has executed it; the rest are completed when the block ends.
+void add_access(std::uintptr_t pc, std::uint32_t part, access_kind kind, std::uint32_t thread,
+                std::uintptr_t address, std::uint8_t bytes) {
+    site_state& site = site_of(pc, part, kind, bytes);
+    const std::uint32_t warp = thread / 32, lane = thread % 32;
+    window& w = site.windows[warp];
+    slot& s = w.at(site.executions[thread]++ - w.base);
+    add_lane(s, lane, address, bytes);
+    const std::uint32_t lanes_in_warp = warp_lanes(warp);
+    if (s.count != lanes_in_warp) return;
+    add_request(site.counts, s, lanes_in_warp);
+    s.done = true;
+    w.pop_done();
+}
+
 void finish_block() {
-    std::vector<event>& events = state.events;
-    auto site_then_thread = [](const event& a, const event& b) {
-        return std::tie(a.pc, a.part, a.kind, a.thread) < std::tie(b.pc, b.part, b.kind, b.thread);
-    };
-    std::stable_sort(events.begin(), events.end(), site_then_thread);
-    for (std::size_t i = 0; i < events.size(); ++i)
-        events[i].k = i > 0 && !site_then_thread(events[i - 1], events[i]) ? events[i - 1].k + 1 : 0;
-    auto request_order = [](const event& a, const event& b) {
-        return std::make_tuple(a.pc, a.part, a.kind, a.thread / 32, a.k, a.thread) <
-               std::make_tuple(b.pc, b.part, b.kind, b.thread / 32, b.k, b.thread);
-    };
-    std::sort(events.begin(), events.end(), request_order);
     site_map sites;
-    for (std::size_t i = 0; i < events.size();) {
-        std::size_t j = i + 1;
-        while (j < events.size() && events[j].pc == events[i].pc && events[j].part == events[i].part &&
-               events[j].kind == events[i].kind && events[j].thread / 32 == events[i].thread / 32 &&
-               events[j].k == events[i].k)
-            ++j;
-        const std::uint32_t warp_first = events[i].thread / 32 * 32;
-        add_request(sites, &events[i], j - i, std::min<std::uint32_t>(32, state.threads - warp_first));
-        i = j;
+    for (site_state& site : state.sites) {
+        for (std::uint32_t warp = 0; warp < site.windows.size(); ++warp) {
+            window& w = site.windows[warp];
+            for (std::uint32_t i = 0; i < w.used; ++i) {
+                const slot& s = w.ring[(w.head + i) & (w.ring.size() - 1)];
+                if (!s.done && s.mask != 0) add_request(site.counts, s, warp_lanes(warp));
+            }
+        }
+        sites.emplace(site.key, site.counts);
     }
     add_block(sites, state.barriers);
-    events.clear();
+    state.sites.clear();
+    state.site_index.clear();
+    state.lists.clear();
+    state.free_lists.clear();
 }
 
 class counting_observer final : public cpu_backend::detail::launch_observer {
@@ -156,6 +281,7 @@ public:
         begin_launch(site.kernel_name, site.file, site.line, config.grid, config.block, config.dynamic_shared_bytes);
     }
     void block_begin(uint3, std::uint32_t threads, const void* dynamic_shared, std::size_t bytes) override {
+        current_state = &state_of_this_thread;
         const auto shared = reinterpret_cast<std::uintptr_t>(dynamic_shared);
         state.threads = threads;
         state.dynamic_shared = {shared, shared + bytes};
@@ -165,7 +291,9 @@ public:
                 state.tls_not_shared.push_back(r);
         }
         state.barriers = 0;
-        state.events.clear();
+        state.sites.clear();
+        state.site_index.clear();
+        std::fill(std::begin(state.cache), std::end(state.cache), ~0u);
         state.running = true;
     }
     void barrier_released() override { ++state.barriers; }
@@ -189,7 +317,7 @@ const bool installed = [] {
 }  // namespace
 
 void record(const void* pc, const void* address, std::size_t bytes, access_op op) {
-    if (!state.running) return;
+    if (current_state == nullptr || !state.running) return;
     const auto a = reinterpret_cast<std::uintptr_t>(address);
     const int space = classify(a);
     if (space == 0) return;
@@ -197,7 +325,7 @@ void record(const void* pc, const void* address, std::size_t bytes, access_op op
     const auto site = reinterpret_cast<std::uintptr_t>(pc);
     for (std::uint32_t part = 0; part * 16 < bytes; ++part) {
         const std::size_t piece = std::min<std::size_t>(16, bytes - part * 16);
-        state.events.push_back({site, a + part * 16, thread, 0, part, static_cast<std::uint8_t>(piece), kind_of(space, op)});
+        add_access(site, part, kind_of(space, op), thread, a + part * 16, static_cast<std::uint8_t>(piece));
     }
 }
 
@@ -207,7 +335,7 @@ namespace cpu_backend::counting {
 
 void* dynamic_shared_memory_for(const void* pointer_variable) {
     const auto first = reinterpret_cast<std::uintptr_t>(pointer_variable);
-    detail::state.tls_not_shared.emplace_back(first, first + sizeof(void*));
+    if (detail::current_state) detail::current_state->tls_not_shared.emplace_back(first, first + sizeof(void*));
     return cpu_backend::detail::dynamic_shared_memory();
 }
 
