@@ -289,6 +289,8 @@ public:
             state.tls = program_tls_block();
             for (range r : {range_of(threadIdx), range_of(blockIdx), range_of(blockDim), range_of(gridDim)})
                 state.tls_not_shared.push_back(r);
+            static const std::vector<range> guards = tls_guard_offsets();
+            for (const range& r : guards) state.tls_not_shared.emplace_back(state.tls.first + r.first, state.tls.first + r.second);
         }
         state.barriers = 0;
         state.sites.clear();

@@ -6,6 +6,8 @@
 #include <cstdint>
 #include <map>
 #include <tuple>
+#include <utility>
+#include <vector>
 
 #include "counting.hpp"
 
@@ -27,5 +29,8 @@ void add_block(const site_map& sites, std::uint64_t barriers);
 void begin_launch(const std::string& kernel, const std::string& file, int line, dim3 grid, dim3 block,
                   std::size_t dynamic_shared_bytes);
 void end_launch(bool faulted);
+
+// [first, end) offsets in the program's TLS block of its thread_local guard variables (tls_guards.cpp).
+std::vector<std::pair<std::uintptr_t, std::uintptr_t>> tls_guard_offsets();
 
 }  // namespace cpu_backend::counting::detail
