@@ -24,6 +24,11 @@ COUNTING_FLAGS = ['-include', os.path.join(BACKEND, 'counting', 'counting.hpp'),
 INSTRUMENT_FLAGS = ['-fsanitize=thread', '-g', '-fno-tree-vectorize', '-fno-tree-slp-vectorize', '-fno-store-merging']
 
 
+# False: use the libraries the build folder has (meson's tests, which depend on them; a second
+# ninja in the same folder while meson test runs would race).
+REBUILD_LIBRARIES = True
+
+
 class BuildError(Exception):
     pass
 
@@ -51,6 +56,8 @@ def ensure_libraries(build_dir, counting):
         raise BuildError(f'{build_dir} is not a configured meson build folder '
                          '(meson setup BUILD -Dkernel_backend=cpu)')
     wanted = [LIBRARIES['backend']] + ([LIBRARIES['counting']] if counting else [])
+    if not REBUILD_LIBRARIES and all(os.path.isfile(os.path.join(build_dir, w)) for w in wanted):
+        return [os.path.join(build_dir, w) for w in reversed(wanted)]
     made = subprocess.run(['ninja', '-C', build_dir] + wanted, capture_output=True, text=True)
     if made.returncode != 0:
         raise BuildError(f'building the CPU backend in {build_dir} failed:\n{made.stdout[-3000:]}{made.stderr[-2000:]}')

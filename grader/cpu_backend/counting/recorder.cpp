@@ -71,10 +71,20 @@ struct window {
     }
 };
 
+// A lane's execution of a site joins the requests of the site's own stream, by its count of
+// executions of the site since the last barrier, unless the lane's previous access was at another
+// site it has executed more often: then it joins that anchor's stream, by the anchor's count. So a
+// conditional access in a loop (if (s[i] == bin) ++count[bin]) groups the lanes of one iteration,
+// as the warp executes it, rather than each lane's k-th hit.
+struct stream {
+    std::uint32_t anchor;        // a site index
+    std::vector<window> windows;  // per warp
+};
+
 struct site_state {
     detail::site_key key;
-    std::vector<std::uint32_t> executions;  // per thread of the block: the k of its next execution
-    std::vector<window> windows;            // per warp
+    std::vector<std::uint32_t> executions;  // per thread of the block, since the last barrier
+    std::vector<stream> streams;
     site_counts counts;
 };
 
@@ -85,6 +95,7 @@ struct block_state {
     range tls{0, 0};                        // this host thread's static TLS: __shared__ variables
     std::vector<range> tls_not_shared;      // threadIdx & co., extern __shared__ pointers
     std::vector<site_state> sites;
+    std::vector<std::uint32_t> last_site;  // per thread: its previous access's site (~0u: none)
     std::vector<address_list> lists;
     std::vector<std::uint32_t> free_lists;
     std::unordered_map<std::uint64_t, std::uint32_t> site_index;  // hash of the key -> first site
@@ -190,7 +201,6 @@ site_state& site_of(std::uintptr_t pc, std::uint32_t part, access_kind kind, std
     site_state added;
     added.key = key;
     added.executions.assign(state.threads, 0);
-    added.windows.resize((state.threads + 31) / 32);
     added.counts.kind = kind;
     added.counts.bytes = bytes;
     state.sites.push_back(std::move(added));
@@ -241,9 +251,25 @@ void add_lane(slot& s, std::uint32_t lane, std::uintptr_t address, std::uint8_t 
 void add_access(std::uintptr_t pc, std::uint32_t part, access_kind kind, std::uint32_t thread,
                 std::uintptr_t address, std::uint8_t bytes) {
     site_state& site = site_of(pc, part, kind, bytes);
+    const auto self = static_cast<std::uint32_t>(&site - state.sites.data());
     const std::uint32_t warp = thread / 32, lane = thread % 32;
-    window& w = site.windows[warp];
-    slot& s = w.at(site.executions[thread]++ - w.base);
+    std::uint32_t anchor = self;
+    std::uint64_t k = site.executions[thread]++;
+    const std::uint32_t last = state.last_site[thread];
+    if (last != self && last < state.sites.size() && state.sites[last].executions[thread] > k + 1) {
+        anchor = last;
+        k = state.sites[last].executions[thread];
+    }
+    state.last_site[thread] = self;
+    stream* found = nullptr;
+    for (stream& candidate : site.streams)
+        if (candidate.anchor == anchor) found = &candidate;
+    if (found == nullptr) {
+        site.streams.push_back({anchor, std::vector<window>((state.threads + 31) / 32)});
+        found = &site.streams.back();
+    }
+    window& w = found->windows[warp];
+    slot& s = w.at(k - w.base);
     add_lane(s, lane, address, bytes);
     const std::uint32_t lanes_in_warp = warp_lanes(warp);
     if (s.count != lanes_in_warp) return;
@@ -252,18 +278,31 @@ void add_access(std::uintptr_t pc, std::uint32_t part, access_kind kind, std::ui
     w.pop_done();
 }
 
-void finish_block() {
-    site_map sites;
+// At a barrier every lane has passed all it will execute before it: the open requests are done
+// (those of divergent code, with fewer lanes than the warp), and counts start again.
+void close_epoch() {
     for (site_state& site : state.sites) {
-        for (std::uint32_t warp = 0; warp < site.windows.size(); ++warp) {
-            window& w = site.windows[warp];
-            for (std::uint32_t i = 0; i < w.used; ++i) {
-                const slot& s = w.ring[(w.head + i) & (w.ring.size() - 1)];
-                if (!s.done && s.mask != 0) add_request(site.counts, s, warp_lanes(warp));
+        for (stream& st : site.streams) {
+            for (std::uint32_t warp = 0; warp < st.windows.size(); ++warp) {
+                window& w = st.windows[warp];
+                for (std::uint32_t i = 0; i < w.used; ++i) {
+                    const slot& s = w.ring[(w.head + i) & (w.ring.size() - 1)];
+                    if (!s.done && s.mask != 0) add_request(site.counts, s, warp_lanes(warp));
+                }
+                w = window{};
             }
         }
-        sites.emplace(site.key, site.counts);
+        std::fill(site.executions.begin(), site.executions.end(), 0u);
     }
+    std::fill(state.last_site.begin(), state.last_site.end(), ~0u);
+    state.lists.clear();
+    state.free_lists.clear();
+}
+
+void finish_block() {
+    close_epoch();
+    site_map sites;
+    for (site_state& site : state.sites) sites.emplace(site.key, site.counts);
     add_block(sites, state.barriers);
     state.sites.clear();
     state.site_index.clear();
@@ -293,12 +332,16 @@ public:
             for (const range& r : guards) state.tls_not_shared.emplace_back(state.tls.first + r.first, state.tls.first + r.second);
         }
         state.barriers = 0;
+        state.last_site.assign(threads, ~0u);
         state.sites.clear();
         state.site_index.clear();
         std::fill(std::begin(state.cache), std::end(state.cache), ~0u);
         state.running = true;
     }
-    void barrier_released() override { ++state.barriers; }
+    void barrier_released() override {
+        ++state.barriers;
+        close_epoch();
+    }
     void block_end(bool) override {
         state.running = false;
         finish_block();
