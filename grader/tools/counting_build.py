@@ -9,6 +9,7 @@ without instrumentation. Builds land in BUILD/counting/<key>/, key = a hash of t
 import hashlib
 import json
 import os
+import shutil
 import subprocess
 
 GRADER = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
@@ -98,6 +99,11 @@ def build_driver(build_dir, lab, submission_file, counting=True, defines=()):
     includes = ['-I', ROOT, '-I', lab_dir, '-I', DRIVERS, '-I', os.path.join(BACKEND, 'include')]
     mode = COUNTING_FLAGS if counting else []
     transformed = os.path.join(out, 'lab.cpp')
+    if os.path.realpath(os.path.dirname(submission_file)) not in (os.path.realpath(os.path.join(ROOT, d)) for d in ('solutions', 'starter', os.path.join('labs', folder, 'known_wrong'))):
+        # A submission's own copy of the lab header is not the lab's: graded builds ignore it too.
+        copy = os.path.join(out, os.path.basename(submission_file))
+        shutil.copyfile(submission_file, copy)
+        submission_file = copy
     _run(['python3', os.path.join(BACKEND, 'transform_launches.py'), submission_file, transformed, '-I', lab_dir]
          + (['--counting'] if counting else []), 'the launch transform')
     flags = COMMON_FLAGS + mode + includes + [f'-D{d}' for d in defines] + ['-DGRADER_RUNNER_SIDE']
