@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Turn a CUDA C++ source file into host C++ for the CPU backend.
 
-Usage: transform_launches.py INPUT OUTPUT [--depfile FILE] [-I DIR]...
+Usage: transform_launches.py INPUT OUTPUT [--depfile FILE] [-I DIR]... [--counting]
 
 Two CUDA constructs cannot be expressed with the macros of the backend's
 cuda_runtime.h, so this build step rewrites them:
@@ -219,7 +219,7 @@ ALIGNMENT_SPECIFIERS = re.compile(
 UNSIZED_ARRAY = re.compile(r"^\s*(?P<type>.*?\S)\s*\b(?P<name>[A-Za-z_]\w*)\s*\[\s*\]\s*$", re.DOTALL)
 
 
-def rewrite_extern_shared(text, masked, path):
+def rewrite_extern_shared(text, masked, path, counting=False):
     """Turn `extern __shared__ T name[];` into a pointer to dynamic shared memory.
 
     The pointer is `static thread_local`: each host thread runs one block at a
@@ -247,6 +247,11 @@ def rewrite_extern_shared(text, masked, path):
             "static thread_local %s* const %s = static_cast<%s*>(::cpu_backend::detail::dynamic_shared_memory());"
             % (element, name, element)
         )
+        if counting:  # the counting mode (counting/) must know this pointer is not shared memory
+            replacement = (
+                "static thread_local %s* const %s = static_cast<%s*>("
+                "::cpu_backend::counting::dynamic_shared_memory_for(&%s));" % (element, name, element, name)
+            )
         pieces.append(text[copied_up_to : match.start()])
         pieces.append(replacement + _lost_line_breaks(text[match.start() : semicolon]))
         copied_up_to = semicolon + 1
@@ -268,8 +273,9 @@ def line_directive(line, path):
 
 
 class Transformer:
-    def __init__(self, include_dirs):
+    def __init__(self, include_dirs, counting=False):
         self.include_dirs = list(include_dirs)
+        self.counting = counting
         self.dependencies = []
 
     def transform_file(self, path, stack=()):
@@ -281,7 +287,7 @@ class Transformer:
         masked = mask_non_code(text)
         text = rewrite_launches(text, masked, path)
         masked = mask_non_code(text)
-        text = rewrite_extern_shared(text, masked, path)
+        text = rewrite_extern_shared(text, masked, path, self.counting)
         return self._expand_includes(text, path, stack + (os.path.realpath(path),))
 
     def _resolve(self, name, including_path):
@@ -341,8 +347,10 @@ def main(argv=None):
     parser.add_argument("output")
     parser.add_argument("--depfile")
     parser.add_argument("-I", dest="include_dirs", action="append", default=[], metavar="DIR")
+    parser.add_argument("--counting", action="store_true",
+                        help="for the counting mode (counting/README.md): extern __shared__ pointers known")
     options = parser.parse_args(argv)
-    transformer = Transformer(options.include_dirs)
+    transformer = Transformer(options.include_dirs, options.counting)
     try:
         body = transformer.transform_file(options.input)
     except TransformError as error:

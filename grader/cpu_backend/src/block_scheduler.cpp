@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "cpu_backend/builtin_variables.hpp"
+#include "launch_observer.hpp"
 
 namespace cpu_backend::detail {
 namespace {
@@ -214,6 +215,7 @@ int block_scheduler::barrier(int predicate) {
 }
 
 void block_scheduler::release_barrier() {
+    if (launch_observer* observer = installed_launch_observer()) observer->barrier_released();
     barrier_result_ = static_cast<int>(barrier_predicate_count_);
     barrier_arrived_ = 0;
     barrier_predicate_count_ = 0;

@@ -14,6 +14,7 @@
 #include "function_attributes.hpp"
 #include "grid_job.hpp"
 #include "host_thread_pool.hpp"
+#include "launch_observer.hpp"
 #include "memory_registry.hpp"
 #include "runtime_state.hpp"
 
@@ -28,6 +29,9 @@ namespace {
 constexpr cudaError_t invalid_launch_configuration_error = cudaErrorInvalidValue;
 
 constexpr std::size_t shared_canary_bytes = 256;
+
+// The counting mode's hooks (launch_observer.hpp); none by default.
+launch_observer* observer_installed = nullptr;
 constexpr unsigned char shared_canary_value = 0x5a;
 
 // What each host thread keeps between blocks and launches.
@@ -87,7 +91,11 @@ void run_blocks(void* argument) {
         const uint3 index = block_index_of(linear, job.grid);
         std::memset(shared, uninitialized_byte, job.dynamic_shared_bytes);
         std::memset(shared + job.dynamic_shared_bytes, shared_canary_value, shared_canary_bytes);
-        if (!scheduler.run_block(job, index, linear)) return;
+        launch_observer* observer = observer_installed;
+        if (observer) observer->block_begin(index, job.threads_per_block, shared, job.dynamic_shared_bytes);
+        const bool completed = scheduler.run_block(job, index, linear);
+        if (observer) observer->block_end(completed);
+        if (!completed) return;
         const std::string overflow = check_shared_canary(shared, job.dynamic_shared_bytes, index);
         if (!overflow.empty()) {
             job.record_fault(cudaErrorIllegalAddress, overflow);
@@ -113,6 +121,9 @@ bool configuration_valid(const launch_config& config) {
 }  // namespace
 
 void* dynamic_shared_memory() { return this_thread_shared_memory(); }
+
+void set_launch_observer(launch_observer* observer) { observer_installed = observer; }
+launch_observer* installed_launch_observer() { return observer_installed; }
 
 void launch_grid(const launch_config& config, const kernel_site& site, const void* kernel_address,
                  kernel_invocation invocation) {
@@ -145,11 +156,13 @@ void launch_grid(const launch_config& config, const kernel_site& site, const voi
     job.seed = settings_seed();
     const auto participants =
         static_cast<unsigned>(std::min<std::uint64_t>(settings_host_threads(), job.block_count));
+    if (observer_installed) observer_installed->launch_begin(config, site);
     const auto started = std::chrono::steady_clock::now();
     host_thread_pool::instance().run(participants, &run_blocks, &job);
     count_kernel_time(static_cast<std::uint64_t>(
         std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now() - started).count()));
 
+    if (observer_installed) observer_installed->launch_end(job.faulted.load());
     if (job.faulted.load()) report_fault(job.fault_error, description + ": " + job.fault_message);
     check_all_canaries("after " + description);
 }

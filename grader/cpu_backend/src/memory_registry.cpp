@@ -2,6 +2,7 @@
 
 #include "cpu_backend/control.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -131,6 +132,16 @@ std::size_t device_bytes_in_use() {
     registry& r = memory();
     std::lock_guard<std::mutex> lock(r.mutex);
     return r.bytes_in_use;
+}
+
+std::vector<std::pair<std::uintptr_t, std::size_t>> global_memory_ranges() {
+    registry& r = memory();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    std::vector<std::pair<std::uintptr_t, std::size_t>> ranges;
+    for (const auto& [start, allocation] : r.device) ranges.emplace_back(start, allocation.bytes);
+    for (const auto& [start, bytes] : r.pinned_host) ranges.emplace_back(start, bytes);
+    std::sort(ranges.begin(), ranges.end());
+    return ranges;
 }
 
 bool device_range_valid(const void* pointer, std::size_t bytes) {

@@ -8,7 +8,10 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace cpu_backend::detail {
 
@@ -26,6 +29,9 @@ std::size_t device_bytes_in_use();
 // one registered __device__ / __constant__ variable.
 bool device_range_valid(const void* pointer, std::size_t bytes);
 bool is_device_pointer(const void* pointer);
+// [start, start + bytes) of every live allocation, registered variable and pinned host buffer,
+// sorted by start: what a kernel may reach as global memory (for the counting mode).
+std::vector<std::pair<std::uintptr_t, std::size_t>> global_memory_ranges();
 void register_symbol(const void* address, std::size_t bytes);
 void unregister_symbol(const void* address);
 

@@ -1,0 +1,80 @@
+// The counting mode of the CPU backend: per kernel launch, what Nsight Compute counts on a GPU
+// (README.md of this folder's parent, "Counting mode"). A program gets it by compiling its .cu
+// files (after transform_launches.py --counting) with -fsanitize=thread and linking this library
+// instead of libtsan: GCC then calls the __tsan_* functions of tsan_runtime.cpp at every memory
+// access it cannot prove private, and they record the accesses of CUDA threads to global and
+// shared memory. Lanes of a warp are grouped into warp-level requests, site by site: the k-th
+// execution of one access instruction by each lane of a warp is one request.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "cpu_backend/vector_types.hpp"
+
+namespace cpu_backend::counting {
+
+enum class access_kind : std::uint8_t { global_load, global_store, global_atomic, shared_load, shared_store, shared_atomic };
+const char* kind_name(access_kind kind);  // "global_load", ...
+
+// One access instruction of the kernel (one call site of a __tsan_* hook, a part of a copy
+// wider than 16 bytes counted as its own site), summed over every warp of every block.
+struct site_counts {
+    std::uintptr_t pc = 0;       // the hook's return address, relative to the program's load base
+    std::string location;        // "file:line", filled by resolve_locations()
+    access_kind kind = access_kind::global_load;
+    unsigned bytes = 0;          // bytes per lane (1, 2, 4, 8, 16)
+    std::uint64_t requests = 0;  // warp-level instructions executed
+    std::uint64_t lanes = 0;     // thread-level executions (sum of active lanes over requests)
+    std::uint64_t partial_requests = 0;  // requests with fewer active lanes than the warp has
+    std::uint64_t sectors = 0;     // global: distinct 32-byte sectors per request, summed
+    std::uint64_t wavefronts = 0;  // shared: sum over phases of the most distinct words in a bank
+    std::uint64_t bank_conflicts = 0;      // shared: wavefronts beyond one per active phase
+    std::uint64_t distinct_addresses = 0;  // atomics: distinct addresses per request, summed
+};
+
+// What ncu reports for one launch, under its metric names where it has one.
+struct launch_totals {
+    std::uint64_t global_load_requests = 0, global_load_sectors = 0;
+    std::uint64_t global_store_requests = 0, global_store_sectors = 0;
+    std::uint64_t shared_load_requests = 0, shared_load_wavefronts = 0, shared_load_bank_conflicts = 0;
+    std::uint64_t shared_store_requests = 0, shared_store_wavefronts = 0, shared_store_bank_conflicts = 0;
+    std::uint64_t global_atomic_requests = 0, global_atomic_operations = 0, global_atomic_distinct_addresses = 0;
+    std::uint64_t shared_atomic_requests = 0, shared_atomic_operations = 0, shared_atomic_distinct_addresses = 0;
+    std::uint64_t warp_instructions = 0, active_lanes = 0, partial_warp_instructions = 0;
+};
+
+struct launch_record {
+    std::string kernel;      // as the launch names it
+    std::string file;        // where the launch is
+    int line = 0;
+    std::string label;       // set_label() before the launch, else empty
+    dim3 grid, block;
+    std::size_t dynamic_shared_bytes = 0;
+    std::uint64_t blocks = 0;
+    std::uint64_t barriers = 0;            // __syncthreads() completed, summed over blocks
+    std::uint64_t max_barriers_per_block = 0;
+    bool faulted = false;
+    launch_totals totals;
+    std::vector<site_counts> sites;        // ordered by pc
+};
+
+// Every launch so far, in launch order (copies; safe between launches).
+std::vector<launch_record> records();
+void clear_records();
+// A name for the launches that follow (e.g. the lab function that makes them).
+void set_label(const std::string& label);
+// Fills site_counts::location with addr2line (once per program; "?" when it cannot).
+void resolve_locations(std::vector<launch_record>& records);
+// The records as JSON (schema "cpu-backend-counts/v1", documented in the backend's README.md).
+std::string to_json(const std::vector<launch_record>& records);
+// At exit, a program linked with the counting library writes to_json(records()) to the file
+// named by CUDA_CPU_BACKEND_COUNTS, if set.
+
+// What `extern __shared__` becomes under transform_launches.py --counting: the block's dynamic
+// shared memory, noting that the pointer variable itself is not shared memory.
+void* dynamic_shared_memory_for(const void* pointer_variable);
+
+}  // namespace cpu_backend::counting

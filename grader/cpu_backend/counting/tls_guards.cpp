@@ -1,0 +1,46 @@
+// Where the program keeps the guards of its thread_local variables with dynamic initialisation
+// (an extern __shared__ pointer's, under transform_launches.py): reading or setting one is not an
+// access to shared memory, though it lies among the __shared__ variables in the TLS block.
+#include <elf.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+
+#include "recorder.hpp"
+
+namespace cpu_backend::counting::detail {
+
+std::vector<std::pair<std::uintptr_t, std::uintptr_t>> tls_guard_offsets() {
+    std::vector<std::pair<std::uintptr_t, std::uintptr_t>> guards;
+    const int fd = open("/proc/self/exe", O_RDONLY);
+    if (fd < 0) return guards;
+    struct stat info{};
+    void* map = fstat(fd, &info) == 0 ? mmap(nullptr, static_cast<std::size_t>(info.st_size), PROT_READ, MAP_PRIVATE, fd, 0)
+                                       : MAP_FAILED;
+    close(fd);
+    if (map == MAP_FAILED) return guards;
+    const auto* bytes = static_cast<const unsigned char*>(map);
+    const auto* header = static_cast<const Elf64_Ehdr*>(map);
+    if (std::memcmp(header->e_ident, ELFMAG, SELFMAG) == 0 && header->e_ident[EI_CLASS] == ELFCLASS64) {
+        const auto* sections = reinterpret_cast<const Elf64_Shdr*>(bytes + header->e_shoff);
+        for (int i = 0; i < header->e_shnum; ++i) {
+            if (sections[i].sh_type != SHT_SYMTAB) continue;
+            const auto* symbols = reinterpret_cast<const Elf64_Sym*>(bytes + sections[i].sh_offset);
+            const char* names = reinterpret_cast<const char*>(bytes + sections[sections[i].sh_link].sh_offset);
+            for (std::size_t s = 0; s < sections[i].sh_size / sizeof(Elf64_Sym); ++s) {
+                if (ELF64_ST_TYPE(symbols[s].st_info) != STT_TLS) continue;
+                const char* name = names + symbols[s].st_name;
+                if (std::strncmp(name, "_ZGV", 4) != 0 && std::strcmp(name, "__tls_guard") != 0) continue;
+                const std::uintptr_t size = symbols[s].st_size ? symbols[s].st_size : 1;
+                guards.emplace_back(symbols[s].st_value, symbols[s].st_value + size);
+            }
+        }
+    }
+    munmap(map, static_cast<std::size_t>(info.st_size));
+    return guards;
+}
+
+}  // namespace cpu_backend::counting::detail

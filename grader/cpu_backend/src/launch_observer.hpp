@@ -1,0 +1,33 @@
+// A hook for tools that watch kernels run (the counting mode, counting/): told of every launch,
+// block and block barrier. None is installed by default, and then each hook costs one load and
+// a branch; an observer sees the launch and changes nothing in it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "cpu_backend/launch.hpp"
+#include "cpu_backend/vector_types.hpp"
+
+namespace cpu_backend::detail {
+
+class launch_observer {
+public:
+    virtual ~launch_observer() = default;
+    // Before the first block of a launch whose configuration is valid.
+    virtual void launch_begin(const launch_config& config, const kernel_site& site) = 0;
+    // On the host thread that runs the block, before its first CUDA thread starts.
+    virtual void block_begin(uint3 block, std::uint32_t threads, const void* dynamic_shared,
+                             std::size_t dynamic_shared_bytes) = 0;
+    // When every thread of the block has arrived at a __syncthreads() (once per barrier).
+    virtual void barrier_released() = 0;
+    // After the block's last thread ended (completed: no fault, no deadlock).
+    virtual void block_end(bool completed) = 0;
+    virtual void launch_end(bool faulted) = 0;
+};
+
+// Installed before the first launch, never while one runs.
+void set_launch_observer(launch_observer* observer);
+launch_observer* installed_launch_observer();
+
+}  // namespace cpu_backend::detail

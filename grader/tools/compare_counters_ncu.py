@@ -1,0 +1,183 @@
+#!/usr/bin/env python3
+"""The counting mode against a GPU: every launch of the count drivers (count_drivers/) runs once
+under Nsight Compute on this machine's GPU and once under the CPU backend's counting mode, on the
+same input, and their counters are compared metric by metric. Kernels: the solutions, the
+starters (their given kernels), and each known-wrong kernel (labs/*/meson.build's known-wrong
+cases). Prints a table (kernel, metric, CPU count, ncu count, verdict); exit 0 when every
+compared figure agrees, 1 when one does not, 2 on a build error, 77 (skip) without a GPU or ncu.
+
+  python3 grader/tools/compare_counters_ncu.py [--build-dir build] [--labs 01,04] [--ncu PATH]
+      [--arch 90] [--n 65536] [--only-solutions]
+
+Needs: nvcc, ncu (Nsight Compute; its default path is searched beside nvcc) with permission to
+read the GPU's performance counters (root, or the driver option NVreg_RestrictProfilingToAdminUsers=0),
+and a build folder with the CPU backend (a cuda build configured with project tests, the default).
+
+Exact or not: a figure must match exactly where the access pattern does not depend on timing;
+within 2 % where it does (TOLERANT below: lab 05's single-pass scan, whose look-back polls its
+predecessors' flags as long as they are not ready).
+  metric                                   compared as
+  sectors per request, loads and stores    exact (ratio of the two sums, 4 decimals)
+  shared wavefronts, bank conflicts ld/st  exact
+  shared load/store requests               exact
+  global atomic requests (atom + red)      exact
+  shared atomic requests                   exact
+"""
+import argparse
+import csv
+import io
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+
+GRADER = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
+    os.execve(sys.executable, [sys.executable] + sys.argv, dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [GRADER, os.environ.get("PYTHONPATH")]))))
+
+import toolchain  # noqa: E402
+from tools import count_kernels, counting_build  # noqa: E402
+
+SKIP = 77
+ROOT = counting_build.ROOT
+TOLERANT = {('05', 'scan_v6_single_pass')}
+NCU_METRICS = [
+    'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum',
+    'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum',
+    'l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum', 'l1tex__t_requests_pipe_lsu_mem_global_op_red.sum',
+    'smsp__inst_executed_op_shared_ld.sum', 'smsp__inst_executed_op_shared_st.sum',
+    'smsp__inst_executed_op_shared_atom.sum',
+    'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum', 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum',
+    'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum', 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum',
+]
+
+
+def compared(cpu, gpu):
+    """[(metric, cpu value, ncu value)] of one launch; metrics ncu did not report are left out."""
+    rows = []
+    for op in ('ld', 'st'):
+        req, sect = f'l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum', f'l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum'
+        if req in gpu and sect in gpu and (cpu[req] or gpu[req]):
+            rows.append((f'sectors/request {op}', round(cpu[sect] / cpu[req], 4) if cpu[req] else 0,
+                         round(gpu[sect] / gpu[req], 4) if gpu[req] else 0))
+    for metric in NCU_METRICS[6:8] + NCU_METRICS[9:]:
+        if metric in gpu:
+            rows.append((metric, cpu[metric], gpu[metric]))
+    atom = [m for m in NCU_METRICS[4:6] if m in gpu]
+    if atom:
+        rows.append(('global atomic requests (atom+red)', cpu['global_atomic_requests'], sum(gpu[m] for m in atom)))
+    if 'smsp__inst_executed_op_shared_atom.sum' in gpu:
+        rows.append(('shared atomic requests', cpu['shared_atomic_requests'], gpu['smsp__inst_executed_op_shared_atom.sum']))
+    return rows
+
+
+def find_ncu(given, nvcc):
+    if given:
+        return given if os.path.isfile(given) else None
+    found = shutil.which('ncu')
+    if found or not nvcc:
+        return found
+    for candidate in (os.path.join(os.path.dirname(nvcc), 'ncu'), os.path.join(os.path.dirname(os.path.dirname(nvcc)), 'nsight-compute', 'ncu')):
+        if os.path.isfile(candidate):
+            return candidate
+    return None
+
+
+def known_wrong_defines(lab):
+    folder, _ = counting_build.lab_folder(lab)
+    with open(os.path.join(ROOT, 'labs', folder, 'meson.build'), encoding='utf-8') as f:
+        text = f.read()
+    # Both lists: 'known_wrong_cases' (wrong results) and 'known_wrong_techniques' (right results the wrong way).
+    return sorted(set(re.findall(r"'define':\s*'(\d+)'", text)), key=int)
+
+
+def build_gpu_driver(nvcc, arch, lab, source, defines, out_dir):
+    folder, _ = counting_build.lab_folder(lab)
+    program = os.path.join(out_dir, f'lab{lab}_{abs(hash((source, tuple(defines)))):x}')
+    command = [nvcc, '-std=c++17', '-O3', '-lineinfo', f'-gencode=arch=compute_{arch},code=sm_{arch}',
+               '-I', ROOT, '-I', os.path.join(ROOT, 'labs', folder), '-I', counting_build.DRIVERS, '-DGRADER_RUNNER_SIDE',
+               '-w'] + [f'-D{d}' for d in defines] + [
+               os.path.join(counting_build.DRIVERS, f'lab{lab}_count.cu'), source, '-o', program]
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise counting_build.BuildError(f'nvcc failed for {source} {defines}:\n{done.stderr[-3000:]}')
+    return program
+
+
+def run_ncu(ncu, program, metrics, n, timeout=600):
+    """[(kernel name, {metric: value})] in launch order."""
+    done = subprocess.run([ncu, '--metrics', ','.join(metrics), '--csv', '--print-units', 'base', program, f'--n={n}'],
+                          capture_output=True, text=True, timeout=timeout)
+    launches = {}
+    lines = [line for line in done.stdout.splitlines() if line.startswith('"')]
+    for row in csv.DictReader(io.StringIO('\n'.join(lines))):
+        key = int(row['ID'])
+        name, values = launches.setdefault(key, (row['Kernel Name'], {}))
+        values[row['Metric Name']] = float(row['Metric Value'].replace(',', '') or 0)
+    return [launches[k] for k in sorted(launches)]
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    parser.add_argument('--build-dir', default=os.path.join(ROOT, 'build'))
+    parser.add_argument('--labs', default='01,02,03,04,05,06')
+    parser.add_argument('--ncu')
+    parser.add_argument('--arch', help='compute capability to build for (default: the first GPU)')
+    parser.add_argument('--n', type=int, default=65536)
+    parser.add_argument('--only-solutions', action='store_true')
+    options = parser.parse_args(argv)
+    nvcc = toolchain.find_cuda_toolkit()
+    gpus = subprocess.run(['nvidia-smi', '--query-gpu=compute_cap', '--format=csv,noheader'], capture_output=True,
+                          text=True) if shutil.which('nvidia-smi') else None
+    if gpus is None or gpus.returncode != 0 or not gpus.stdout.strip():
+        print('SKIP: no NVIDIA GPU (nvidia-smi finds none)')
+        return SKIP
+    ncu = find_ncu(options.ncu, nvcc)
+    if not nvcc or not ncu:
+        print(f'SKIP: needs nvcc and ncu (nvcc: {nvcc or "not found"}, ncu: {ncu or "not found"})')
+        return SKIP
+    arch = options.arch or gpus.stdout.split()[0].replace('.', '')
+    listed = subprocess.run([ncu, '--query-metrics'], capture_output=True, text=True).stdout
+    metrics = [m for m in NCU_METRICS if m.rsplit('.', 1)[0] in listed]
+    print(f'ncu {ncu}, sm_{arch}; metrics ncu does not know, left out: {sorted(set(NCU_METRICS) - set(metrics)) or "none"}')
+    failures = compared_count = 0
+    print(f"{'kernel':<58} {'metric':<58} {'CPU':>12} {'ncu':>12}  verdict")
+    with tempfile.TemporaryDirectory(prefix='ncu_compare_') as scratch:
+        for lab in options.labs.split(','):
+            folder, name = counting_build.lab_folder(lab)
+            variants = [('solutions', None), ('starter', None)] + [('known-wrong', d) for d in known_wrong_defines(lab)]
+            for variant, define in variants[:1] if options.only_solutions else variants:
+                source = count_kernels.submission_file(lab, variant if define is None else 'solutions', define)
+                defines = [f'KNOWN_WRONG={define}'] if define else []
+                try:
+                    cpu = count_kernels.count(lab, variant, define, n=options.n, gpu=None, build_dir=options.build_dir)
+                    gpu = run_ncu(ncu, build_gpu_driver(nvcc, arch, lab, source, defines, scratch), metrics, options.n)
+                except (counting_build.BuildError, subprocess.TimeoutExpired) as error:
+                    print(f'lab {lab} {variant} {define or ""}: not compared: {error}')
+                    failures += 1
+                    continue
+                if len(cpu) != len(gpu):
+                    print(f'lab {lab} {variant} {define or ""}: {len(cpu)} launches counted, {len(gpu)} profiled')
+                    failures += 1
+                for c, (kernel, values) in zip(cpu, gpu):
+                    tolerant = (lab, c['label']) in TOLERANT
+                    label = f"{lab} {variant}{'=' + define if define else ''} {c['label']}:{c['kernel']}"
+                    if c['kernel'].split('<')[0] not in kernel:
+                        print(f'{label:<58} launch order differs: ncu ran {kernel}')
+                        failures += 1
+                        continue
+                    for metric, mine, theirs in compared(c['metrics'], values):
+                        ok = mine == theirs or (tolerant and abs(mine - theirs) <= 0.02 * max(abs(theirs), 1))
+                        compared_count += 1
+                        failures += not ok
+                        print(f"{label:<58} {metric:<58} {mine:>12} {theirs:>12}  "
+                              f"{'ok' if ok else 'DIFFERS'}{' (2 %)' if tolerant else ''}")
+    print(f'{compared_count} figures compared, {failures} differ or could not be compared')
+    return 1 if failures else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())

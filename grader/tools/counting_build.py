@@ -1,0 +1,129 @@
+"""Builds a lab's count driver (count_drivers/labNN_count.cu) with a lab file, for the CPU
+backend's counting mode or (plain) for the ordinary CPU backend, from the libraries of a meson build
+folder configured with the CPU backend built (any CPU build, or a cuda build with project tests).
+No GPU needed. Used by count_kernels.py (the CLI) and the counting tests.
+
+The lab file is transformed (transform_launches.py, --counting when counting) and compiled with
+-fsanitize=thread but linked with the counting library instead of libtsan; the driver is compiled
+without instrumentation. Builds land in BUILD/counting/<key>/, key = a hash of the inputs."""
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+
+GRADER = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+ROOT = os.path.dirname(GRADER)
+BACKEND = os.path.join(GRADER, 'cpu_backend')
+DRIVERS = os.path.join(GRADER, 'tools', 'count_drivers')
+LIBRARIES = {'backend': 'grader/cpu_backend/libcuda_cpu_backend.a',
+             'counting': 'grader/cpu_backend/counting/libcpu_backend_counting.a'}
+# What meson's cpu_backend_cpp_args and counting/meson.build's cpu_backend_counting_cpp_args add.
+COMMON_FLAGS = ['-std=c++17', '-O3', '-DCUDA_CPU_BACKEND=1', '-include', os.path.join(BACKEND, 'include', 'cuda_runtime.h'),
+                '-Wno-unknown-pragmas', '-fno-strict-aliasing', '-Wno-unused-const-variable', '-pthread']
+COUNTING_FLAGS = ['-include', os.path.join(BACKEND, 'counting', 'counting.hpp'), '-DCUDA_CPU_BACKEND_COUNTING=1']
+INSTRUMENT_FLAGS = ['-fsanitize=thread', '-g', '-fno-tree-vectorize', '-fno-tree-slp-vectorize', '-fno-store-merging']
+
+
+# False: use the libraries the build folder has (meson's tests, which depend on them; a second
+# ninja in the same folder while meson test runs would race).
+REBUILD_LIBRARIES = True
+
+
+class BuildError(Exception):
+    pass
+
+
+def lab_folder(lab):
+    """'04' -> ('04-thread-per-bin', 'lab04_thread_per_bin.cu') from labs/labs.txt."""
+    with open(os.path.join(ROOT, 'labs', 'labs.txt'), encoding='utf-8') as f:
+        for line in f:
+            folder = line.split('#')[0].strip()
+            if folder.split('-')[0] == lab:
+                return folder, 'lab' + folder.replace('-', '_') + '.cu'
+    raise BuildError(f'no lab {lab} in labs/labs.txt')
+
+
+def compiler(build_dir):
+    """The C++ compiler meson configured (without ccache: the flags differ per build anyway)."""
+    with open(os.path.join(build_dir, 'meson-info', 'intro-compilers.json'), encoding='utf-8') as f:
+        exelist = json.load(f)['host']['cpp']['exelist']
+    return [e for e in exelist if os.path.basename(e) != 'ccache'] or ['c++']
+
+
+def ensure_libraries(build_dir, counting):
+    """Builds the backend (and counting) library in the meson build folder; returns their paths."""
+    if not os.path.isfile(os.path.join(build_dir, 'meson-info', 'intro-compilers.json')):
+        raise BuildError(f'{build_dir} is not a configured meson build folder '
+                         '(meson setup BUILD -Dkernel_backend=cpu)')
+    wanted = [LIBRARIES['backend']] + ([LIBRARIES['counting']] if counting else [])
+    if not REBUILD_LIBRARIES and all(os.path.isfile(os.path.join(build_dir, w)) for w in wanted):
+        return [os.path.join(build_dir, w) for w in reversed(wanted)]
+    made = subprocess.run(['ninja', '-C', build_dir] + wanted, capture_output=True, text=True)
+    if made.returncode != 0:
+        raise BuildError(f'building the CPU backend in {build_dir} failed:\n{made.stdout[-3000:]}{made.stderr[-2000:]}')
+    return [os.path.join(build_dir, w) for w in reversed(wanted)]
+
+
+def _digest(paths, extra):
+    h = hashlib.sha256(repr(extra).encode())
+    for path in paths:
+        with open(path, 'rb') as f:
+            h.update(path.encode() + f.read())
+    return h.hexdigest()[:16]
+
+
+def _run(command, what):
+    done = subprocess.run(command, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise BuildError(f'{what} failed:\n$ {" ".join(command)}\n{done.stdout[-4000:]}{done.stderr[-4000:]}')
+
+
+def build_driver(build_dir, lab, submission_file, counting=True, defines=()):
+    """Returns the path of the built driver for `lab` ('01'..'06') and the lab .cu file."""
+    folder, _ = lab_folder(lab)
+    lab_dir = os.path.join(ROOT, 'labs', folder)
+    driver = os.path.join(DRIVERS, f'lab{lab}_count.cu')
+    if not os.path.isfile(driver):
+        raise BuildError(f'lab {lab} has no count driver ({driver})')
+    libraries = ensure_libraries(build_dir, counting)
+    sources = [submission_file, driver, os.path.join(DRIVERS, 'count_driver.cuh')] + sorted(
+        os.path.join(lab_dir, f) for f in os.listdir(lab_dir) if f.endswith(('.cuh', '.hpp')))
+    key = _digest(sources + libraries, (lab, os.path.realpath(submission_file), counting, list(defines)))
+    out = os.path.join(os.path.abspath(build_dir), 'counting', f'lab{lab}-{"count" if counting else "plain"}-{key}')
+    program = os.path.join(out, f'lab{lab}_count')
+    if os.path.isfile(program):
+        return program
+    os.makedirs(out, exist_ok=True)
+    cxx = compiler(build_dir)
+    includes = ['-I', ROOT, '-I', lab_dir, '-I', DRIVERS, '-I', os.path.join(BACKEND, 'include')]
+    mode = COUNTING_FLAGS if counting else []
+    transformed = os.path.join(out, 'lab.cpp')
+    if os.path.realpath(os.path.dirname(submission_file)) not in (os.path.realpath(os.path.join(ROOT, d)) for d in ('solutions', 'starter', os.path.join('labs', folder, 'known_wrong'))):
+        # A submission's own copy of the lab header is not the lab's: graded builds ignore it too.
+        copy = os.path.join(out, os.path.basename(submission_file))
+        shutil.copyfile(submission_file, copy)
+        submission_file = copy
+    _run(['python3', os.path.join(BACKEND, 'transform_launches.py'), submission_file, transformed, '-I', lab_dir]
+         + (['--counting'] if counting else []), 'the launch transform')
+    flags = COMMON_FLAGS + mode + includes + [f'-D{d}' for d in defines] + ['-DGRADER_RUNNER_SIDE']
+    quiet = ['-w']  # the student's warnings are the graded build's business
+    _run(cxx + flags + (INSTRUMENT_FLAGS if counting else []) + quiet + ['-c', transformed, '-o', os.path.join(out, 'lab.o')],
+         f'compiling {submission_file}')
+    _run(cxx + flags + ['-x', 'c++', '-c', driver, '-o', os.path.join(out, 'driver.o')], f'compiling {driver}')
+    _run(cxx + ['-pthread', os.path.join(out, 'lab.o'), os.path.join(out, 'driver.o')] + libraries + ['-ldl', '-o', program + '.tmp'],
+         'linking')
+    os.replace(program + '.tmp', program)
+    return program
+
+
+def run_driver(program, n=65536, input_kind='uniform', seed=1, only=None, counts_file=None, timeout=600):
+    """Runs a built driver; returns (exit status, stdout, stderr). counts_file: where the counting
+    mode writes its JSON (CUDA_CPU_BACKEND_COUNTS)."""
+    args = [program, f'--n={n}', f'--input={input_kind}', f'--seed={seed}'] + ([f'--only={only}'] if only else [])
+    env = dict(os.environ)
+    env.pop('CUDA_CPU_BACKEND_COUNTS', None)
+    if counts_file:
+        env['CUDA_CPU_BACKEND_COUNTS'] = counts_file
+    done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=timeout)
+    return done.returncode, done.stdout, done.stderr
