@@ -26,8 +26,9 @@ def score_of(status, tiers, points, stretch):
 
 def test_entry(name, kind, status, points, stretch=0.0, needs=(), message="", tiers=(),
                metrics=None, fault="", kernels=None):
-    """One test of a results document, with its points before the gates. `kind`: "program" (a
-    correctness test), "speed" or "check" (a technique check; `kernels`: those it read)."""
+    """One test of a results document, with its points before the gates. `kind`: the checker's
+    "main", "edge" or "speed" (grader/core/results.hpp's TestKind), or "check" (a technique
+    check; `kernels`: those it read)."""
     entry = {"name": name, "status": status, "kind": kind,
              "score": score_of(status, tiers, points, stretch), "max_score": points + stretch,
              "message": message, "needs": list(needs), "metrics": dict(metrics or {}),
