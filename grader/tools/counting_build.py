@@ -6,11 +6,13 @@ No GPU needed. Used by count_kernels.py (the CLI) and the counting tests.
 The lab file is transformed (transform_launches.py, --counting when counting) and compiled with
 -fsanitize=thread but linked with the counting library instead of libtsan; the driver is compiled
 without instrumentation. Builds land in BUILD/counting/<key>/, key = a hash of the inputs."""
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import subprocess
+import tempfile
 
 GRADER = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
 ROOT = os.path.dirname(GRADER)
@@ -95,15 +97,32 @@ def build_driver(build_dir, lab, submission_file, counting=True, defines=()):
     if os.path.isfile(program):
         return program
     os.makedirs(out, exist_ok=True)
+    # Tests build the same driver in parallel: one builds under the lock, in a folder of its own,
+    # and moves the finished program into place; the others wait and take it.
+    with open(out + '.lock', 'w') as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not os.path.isfile(program):
+            # A submission's own copy of the lab header is not the lab's: graded builds ignore it too.
+            graded_folders = ('solutions', 'starter', os.path.join('labs', folder, 'known_wrong'))
+            if os.path.realpath(os.path.dirname(submission_file)) not in (os.path.realpath(os.path.join(ROOT, d)) for d in graded_folders):
+                copy = os.path.join(out, os.path.basename(submission_file))
+                shutil.copyfile(submission_file, copy)
+                submission_file = copy
+            work = tempfile.mkdtemp(prefix='build-', dir=out)
+            try:
+                os.replace(_compile(build_dir, lab, lab_dir, driver, submission_file, counting, defines,
+                                    libraries, work), program)
+            finally:
+                shutil.rmtree(work, ignore_errors=True)
+    return program
+
+
+def _compile(build_dir, lab, lab_dir, driver, submission_file, counting, defines, libraries, out):
+    """Transforms, compiles and links into the folder `out`; returns the program's path there."""
     cxx = compiler(build_dir)
     includes = ['-I', ROOT, '-I', lab_dir, '-I', DRIVERS, '-I', os.path.join(BACKEND, 'include')]
     mode = COUNTING_FLAGS if counting else []
     transformed = os.path.join(out, 'lab.cpp')
-    if os.path.realpath(os.path.dirname(submission_file)) not in (os.path.realpath(os.path.join(ROOT, d)) for d in ('solutions', 'starter', os.path.join('labs', folder, 'known_wrong'))):
-        # A submission's own copy of the lab header is not the lab's: graded builds ignore it too.
-        copy = os.path.join(out, os.path.basename(submission_file))
-        shutil.copyfile(submission_file, copy)
-        submission_file = copy
     _run(['python3', os.path.join(BACKEND, 'transform_launches.py'), submission_file, transformed, '-I', lab_dir]
          + (['--counting'] if counting else []), 'the launch transform')
     flags = COMMON_FLAGS + mode + includes + [f'-D{d}' for d in defines] + ['-DGRADER_RUNNER_SIDE']
@@ -111,9 +130,9 @@ def build_driver(build_dir, lab, submission_file, counting=True, defines=()):
     _run(cxx + flags + (INSTRUMENT_FLAGS if counting else []) + quiet + ['-c', transformed, '-o', os.path.join(out, 'lab.o')],
          f'compiling {submission_file}')
     _run(cxx + flags + ['-x', 'c++', '-c', driver, '-o', os.path.join(out, 'driver.o')], f'compiling {driver}')
-    _run(cxx + ['-pthread', os.path.join(out, 'lab.o'), os.path.join(out, 'driver.o')] + libraries + ['-ldl', '-o', program + '.tmp'],
+    program = os.path.join(out, f'lab{lab}_count')
+    _run(cxx + ['-pthread', os.path.join(out, 'lab.o'), os.path.join(out, 'driver.o')] + libraries + ['-ldl', '-o', program],
          'linking')
-    os.replace(program + '.tmp', program)
     return program
 
 

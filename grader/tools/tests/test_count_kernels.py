@@ -2,7 +2,9 @@
 worked out by hand from the kernels' code and the hardware's rules (32 banks of 4 bytes, 32-byte
 sectors). Inputs: the count drivers' defaults, n = 65536 samples (elements), seed 1.
   test_count_kernels.py BUILD_DIR      (a build folder with the CPU backend; meson gives it)"""
+import os
 import sys
+import threading
 import unittest
 
 from tools import count_kernels, counting_build
@@ -114,6 +116,32 @@ class CountingPins(unittest.TestCase):
             self.assertEqual(m['barriers'], 64 * 20, label)
         # The lesson: padding removes most conflicts (hand figures, not the tool's).
         self.assertEqual(blelloch_shared(False)[0], 174)  # 32 + 2 x (36 up-sweep + 35 down-sweep warps)
+
+
+class ParallelBuilds(unittest.TestCase):
+    def test_two_builds_of_one_driver_at_once(self):
+        # meson runs the counting tests side by side: both may build the same driver. CI once
+        # failed with "Text file busy" when they shared one output file; this race is rare, so the
+        # test pins the outcome (one program, no build folder left), not the old failure.
+        source = count_kernels.submission_file('01', 'solutions', None)
+        defines = [f'COUNTING_BUILD_RACE_TEST={os.getpid()}']  # a key no other build has
+        programs, errors = [], []
+
+        def build():
+            try:
+                programs.append(counting_build.build_driver(BUILD_DIR, '01', source, counting=False, defines=defines))
+            except Exception as error:  # noqa: BLE001 - reported below
+                errors.append(error)
+        threads = [threading.Thread(target=build) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        self.assertEqual(errors, [])
+        self.assertEqual(len(set(programs)), 1)
+        status, out, err = counting_build.run_driver(programs[0], n=1024)
+        self.assertEqual(status, 0, err)
+        self.assertEqual([f for f in os.listdir(os.path.dirname(programs[0])) if f.startswith('build-')], [])
 
 
 if __name__ == '__main__':
