@@ -1,0 +1,91 @@
+"""The counters an explanation speaks of, from the counting mode's per-launch records
+(tools/count_kernels.count) or the same metrics read from a GPU (explain/gpu_counters.py): each
+graded function's launches summed, then a few ratios. One name, one meaning: the names below are
+the ones labs/NN-*/counters.json declare and results documents carry.
+"""
+
+# name: (words in a sentence, which way is worse, how it is printed)
+COUNTERS = {
+    'global_load_requests': ('global load requests', 'higher', '{:.0f}'),
+    'global_load_sectors_per_request': ('32-byte sectors per global load request', 'higher', '{:.2f}'),
+    'global_store_requests': ('global store requests', 'higher', '{:.0f}'),
+    'global_store_sectors_per_request': ('32-byte sectors per global store request', 'higher', '{:.2f}'),
+    'global_atomic_requests': ('warp-level global atomics', 'higher', '{:.0f}'),
+    'global_atomic_lanes_per_address': ('lanes per address in a warp-level global atomic', 'higher', '{:.2f}'),
+    'shared_atomic_requests': ('warp-level shared atomics', 'higher', '{:.0f}'),
+    'shared_atomic_lanes_per_address': ('lanes per address in a warp-level shared atomic', 'higher', '{:.2f}'),
+    'shared_requests': ('shared load and store requests', 'higher', '{:.0f}'),
+    'shared_wavefronts': ('shared wavefronts', 'higher', '{:.0f}'),
+    'shared_bank_conflicts_per_request': ('shared bank conflicts per request', 'higher', '{:.2f}'),
+    'barriers': ('block barriers', 'higher', '{:.0f}'),
+    'warp_instructions': ('warp instructions', 'higher', '{:.0f}'),
+    'active_lanes_per_instruction': ('active lanes per warp instruction (of 32)', 'lower', '{:.1f}'),
+    'launches': ('kernel launches', 'higher', '{:.0f}'),
+    'occupancy': ('theoretical occupancy', 'lower', '{:.0%}'),
+}
+
+_LD_REQ, _LD_SECT = 'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum'
+_ST_REQ, _ST_SECT = 'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum'
+_LDS_REQ, _STS_REQ = 'smsp__inst_executed_op_shared_ld.sum', 'smsp__inst_executed_op_shared_st.sum'
+_LDS_WAVE = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum'
+_STS_WAVE = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum'
+_LDS_CONFL = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum'
+_STS_CONFL = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum'
+
+
+def _ratio(a, b):
+    return a / b if b else 0.0
+
+
+def per_function(launches):
+    """{graded function (the launch's label): {counter: value}} of the launches' records, summed
+    over each function's launches (a multi-kernel scan counts all of them)."""
+    sums, occupancy, launch_count = {}, {}, {}
+    for launch in launches:
+        label = launch['label']
+        total = sums.setdefault(label, {})
+        for key, value in launch['metrics'].items():
+            total[key] = total.get(key, 0) + value
+        total['barriers'] = total.get('barriers', 0) + launch.get('barriers', 0)
+        launch_count[label] = launch_count.get(label, 0) + 1
+        if launch.get('occupancy'):
+            occupancy[label] = min(occupancy.get(label, 1.0), launch['occupancy']['occupancy'])
+    found = {}
+    for label, m in sums.items():
+        get = m.get
+        shared_requests = get(_LDS_REQ, 0) + get(_STS_REQ, 0)
+        found[label] = {
+            'global_load_requests': get(_LD_REQ, 0),
+            'global_load_sectors_per_request': _ratio(get(_LD_SECT, 0), get(_LD_REQ, 0)),
+            'global_store_requests': get(_ST_REQ, 0),
+            'global_store_sectors_per_request': _ratio(get(_ST_SECT, 0), get(_ST_REQ, 0)),
+            'global_atomic_requests': get('global_atomic_requests', 0),
+            'global_atomic_lanes_per_address': _ratio(get('global_atomic_operations', 0),
+                                                      get('global_atomic_distinct_addresses', 0)),
+            'shared_atomic_requests': get('shared_atomic_requests', 0),
+            'shared_atomic_lanes_per_address': _ratio(get('shared_atomic_operations', 0),
+                                                      get('shared_atomic_distinct_addresses', 0)),
+            'shared_requests': shared_requests,
+            'shared_wavefronts': get(_LDS_WAVE, 0) + get(_STS_WAVE, 0),
+            'shared_bank_conflicts_per_request': _ratio(get(_LDS_CONFL, 0) + get(_STS_CONFL, 0), shared_requests),
+            'barriers': get('barriers', 0),
+            'warp_instructions': get('warp_instructions', 0),
+            'active_lanes_per_instruction': _ratio(get('active_lanes', 0), get('warp_instructions', 0)),
+            'launches': launch_count[label],
+        }
+        if label in occupancy:
+            found[label]['occupancy'] = occupancy[label]
+    return found
+
+
+def show(counter, value):
+    """The value as the tables print it."""
+    return COUNTERS[counter][2].format(value)
+
+
+def differs(counter, student, reference, slack, floor):
+    """Whether `student` is worse than `reference` by more than the declared normal: by more than
+    `slack` times the reference's value and more than `floor` in the counter's own unit."""
+    worse = COUNTERS[counter][1]
+    gap = student - reference if worse == 'higher' else reference - student
+    return gap > max(slack * abs(reference), floor)
