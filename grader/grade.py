@@ -5,6 +5,8 @@
     python3 grader/grade.py --labs 01            grade one lab
     python3 grader/grade.py --submission solutions
     python3 grader/grade.py --input-seed 12345   other generated inputs (the data file stays)
+    python3 grader/grade.py --explain lab04:v2   why a kernel is slow: its counters beside the
+                                                 reference's, and one warp's accesses drawn
     python3 grader/grade.py --project-tests      the project's own tests (unit, data, CPU backend,
                                                  self-tests: solutions pass, starter caught)
 
@@ -220,15 +222,20 @@ def ensure_cuobjdump(nvcc):
               "nothing", flush=True)
 
 
+def backend_of(build_dir):
+    """"cuda" or "cpu" as the build configured it, or None."""
+    try:
+        with open(os.path.join(build_dir, "backend.txt"), encoding="utf-8") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
 def side_by_side(build_dir, count):
     """How many labs grade at once: on the cuda backend with 8 GiB free on the GPU, one per 2 cores
     and per 2 GiB free; else 1. The CPU backend's kernels use every core already."""
     from tools import detect_gpus
-    try:
-        with open(os.path.join(build_dir, "backend.txt"), encoding="utf-8") as f:
-            if f.read().strip() != "cuda":
-                return 1
-    except OSError:
+    if backend_of(build_dir) != "cuda":
         return 1
     free = detect_gpus.free_memory_mib(os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0])
     if free is None or free < 8 * 1024:
@@ -236,7 +243,7 @@ def side_by_side(build_dir, count):
     return max(1, min((os.cpu_count() or 1) // 2, free // (2 * 1024), count))
 
 
-def grade_labs(build_dir, labs, timeout_s):
+def grade_labs(build_dir, labs, timeout_s, submission=None):
     """Every selected lab's technique checks, then its tests, one by one (student_runs.py); the
     results folder then holds this run's files only. The checks read the runner's machine code
     before any of it runs, and earn their points only once the tests they need passed."""
@@ -294,6 +301,10 @@ def grade_labs(build_dir, labs, timeout_s):
             runs[lab].run()
         results.write(results_dir, *runs[lab].document())
     student_runs.gate_checks(results_dir, labs)
+    if submission and not STOP.is_set():
+        # After every timed round: the kernels' counters beside the references' (grader/explain/).
+        from explain import in_grading
+        in_grading.explain_labs(build_dir, results_dir, labs, submission, gpu=backend_of(build_dir) == "cuda")
     os.makedirs(results_dir, exist_ok=True)
     return results_dir
 
@@ -315,6 +326,11 @@ def main():
                              "standard one)")
     parser.add_argument("--timeout", type=float, default=30,
                         help="seconds one test may run before it is stopped (default 30)")
+    parser.add_argument("--explain", metavar="labNN[:vN]",
+                        help="why a kernel is slow: every counter of the lab's kernels beside the "
+                             "references', and a picture of one warp's accesses (build/results/)")
+    parser.add_argument("--no-counters", action="store_true",
+                        help="grade without counting the kernels (no explanation lines)")
     parser.add_argument("--project-tests", action="store_true",
                         help="run the project's own tests instead of grading a submission")
     args = parser.parse_args()
@@ -338,6 +354,9 @@ def main():
                "project_tests": "true" if args.project_tests else "false"}
     if configure(build_dir, options) != 0:
         fail("meson could not configure the build (see above)")
+    if args.explain and not args.project_tests:
+        from explain import cli  # grader/explain/: counts, compares, draws; runs no test
+        return cli.run(args.explain, submission, build_dir)
     if compile_build(build_dir, None if args.project_tests else grading_targets(build_dir, labs)) != 0:
         fail("the build failed: the compiler's message above names the file and line")
     if args.input_seed is not None:
@@ -357,7 +376,7 @@ def main():
         return 1 if testlog_summary.counts(entries)[1] else 0
 
     check_data_file(build_dir)
-    results_dir = grade_labs(build_dir, labs, args.timeout)
+    results_dir = grade_labs(build_dir, labs, args.timeout, None if args.no_counters else submission)
     with open(os.path.join(results_dir, "run.json"), "w") as f:
         json.dump({"labs_run": labs, "all_labs": all_labs, "submission": submission}, f)
     report = [sys.executable, os.path.join(ROOT, "grader", "report.py"), build_dir]

@@ -7,13 +7,15 @@ One row per lab graded in this run (grade.py names them in results/run.json; the
 run get a line saying so): tests passed, points, and the figures of the lab's headline kernel
 (declared by the lab; time, GB/s, share of the read bandwidth measured in the same run, or of the
 copy bandwidth for the labs that write as much as they read, share of the GPU's theoretical peak,
-speedup over the grader's baseline). Then every speed test's tiers, met or not; each failed test
+speedup over the grader's baseline). Then every speed test's tiers, met or not; what the kernels'
+counters say where they differ from the references' (grader/explain/); each failed test
 with the line of its message that says what went wrong, and where the full messages are; the last
 line counts tests, as the table does.
 """
 import os
 import sys
 
+from explain import explanations  # grader/explain/explanations.py: the counters' lines
 from runs.results import load_run, telling_line  # grader/runs/results.py
 
 FAILURES_SHOWN_PER_LAB = 3  # the first failures say where to start; the log has the rest
@@ -124,6 +126,11 @@ def main(argv):
     if tiers:
         print("Speed tests (% of bw: of the read, or copy, bandwidth measured in this run):")
         print("\n".join(tiers))
+    explained = [(lab["lab"], line) for lab in results for line in explanations.lines(lab)]
+    if explained:
+        print("Why (counters of your kernels beside the reference's, CPU model unless said; "
+              "grade.py --explain labNN for all of them):")
+        print("\n".join(f"  {lab} {line}" for lab, line in explained))
     results_dir = os.path.relpath(os.path.join(build_dir, "results"))
     for lab in results:
         failed = [test for test in lab["tests"] if test["status"] == "failed"]

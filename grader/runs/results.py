@@ -12,7 +12,9 @@ import sys
 
 from runs import scoring
 
-SCHEMA = "gpu-histogram-workbook/results/v1"
+# v2 added "counters" (grader/explain/README.md); v1 documents (no counters) still load.
+SCHEMA = "gpu-histogram-workbook/results/v2"
+READABLE_SCHEMAS = (SCHEMA, "gpu-histogram-workbook/results/v1")
 
 
 def score_of(status, tiers, points, stretch):
@@ -105,6 +107,15 @@ def write(results_dir, document, output):
     write_text(os.path.join(results_dir, f"{lab}-output.txt"), output)
 
 
+def attach_counters(results_dir, lab, counters):
+    """Adds a lab's explanation (grader/explain/explanations.py's section) to its results file."""
+    path = os.path.join(results_dir, f"{lab}.json")
+    document = load_file(path)
+    if document is not None:
+        document["counters"] = counters
+        write_document(path, document)
+
+
 def load_file(path):
     """A results document, or None (with a warning) when the file is unreadable or not one."""
     try:
@@ -113,7 +124,7 @@ def load_file(path):
     except (OSError, json.JSONDecodeError) as error:
         print(f"warning: cannot read {path}: {error}", file=sys.stderr)
         return None
-    if data.get("schema") != SCHEMA:
+    if data.get("schema") not in READABLE_SCHEMAS:
         print(f"warning: {path} is not a results file of this grader", file=sys.stderr)
         return None
     return data

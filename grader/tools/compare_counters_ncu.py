@@ -107,17 +107,22 @@ def build_gpu_driver(nvcc, arch, lab, source, defines, out_dir):
     return program
 
 
-def run_ncu(ncu, program, metrics, n, timeout=600):
-    """[(kernel name, {metric: value})] in launch order."""
-    done = subprocess.run([ncu, '--metrics', ','.join(metrics), '--csv', '--print-units', 'base', program, f'--n={n}'],
-                          capture_output=True, text=True, timeout=timeout)
+def parse_ncu_csv(text):
+    """[(kernel name, {metric: value})] in launch order, from `ncu --csv --print-units base`."""
     launches = {}
-    lines = [line for line in done.stdout.splitlines() if line.startswith('"')]
+    lines = [line for line in text.splitlines() if line.startswith('"')]
     for row in csv.DictReader(io.StringIO('\n'.join(lines))):
         key = int(row['ID'])
         name, values = launches.setdefault(key, (row['Kernel Name'], {}))
         values[row['Metric Name']] = float(row['Metric Value'].replace(',', '') or 0)
     return [launches[k] for k in sorted(launches)]
+
+
+def run_ncu(ncu, program, metrics, n, timeout=600):
+    """[(kernel name, {metric: value})] in launch order."""
+    done = subprocess.run([ncu, '--metrics', ','.join(metrics), '--csv', '--print-units', 'base', program, f'--n={n}'],
+                          capture_output=True, text=True, timeout=timeout)
+    return parse_ncu_csv(done.stdout)
 
 
 def main(argv=None):

@@ -1,0 +1,101 @@
+"""grade.py --explain labNN[:vN]: every counter of the lab's graded functions, the submission's
+beside the reference's, the declared ones marked with their question; then one warp's accesses of
+one version on a tiny input, drawn into build/results/labNN-<function>-warp.svg."""
+import os
+
+from explain import counters, declarations, explanations, reference_table
+from tools import count_kernels, counting_build
+
+TRACE_N = 4096  # the picture's input: one warp's first accesses do not need more
+
+
+def parse(spec):
+    """'lab04:v2' -> ('04', 'v2'); 'lab04' or '04' -> ('04', None)."""
+    lab, _, version = spec.partition(':')
+    lab = lab.lower().replace('lab', '')
+    if not (lab.isdigit() and len(lab) == 2):
+        raise ValueError(f'--explain {spec}: give a lab as lab04, optionally a version, lab04:v2')
+    return lab, version or None
+
+
+def chosen_versions(declared, version):
+    versions = declared['versions']
+    if version:
+        versions = [v for v in versions if v['version'].split()[0] == version or v['function'] == version]
+        if not versions:
+            names = ', '.join(v['version'].split()[0] for v in declared['versions'])
+            raise ValueError(f'no version {version} in this lab; its versions: {names}')
+    return versions
+
+
+def table_lines(section, versions):
+    flagged = {(v['function'], f['counter']): f for v in section['versions'] for f in v['findings']}
+    watched = {(v['function'], w['counter']): w for v in versions for w in v['watch']}
+    rows = []
+    for version in section['versions']:
+        if version['function'] not in {v['function'] for v in versions}:
+            continue
+        title = f"{version['version']} ({version['function']})"
+        rows.append(f"{title:<57} {'yours':>12} {'reference':>12}")
+        for name, (words, _, _) in counters.COUNTERS.items():
+            if name not in version['student']:
+                continue
+            mark = ''
+            if (version['function'], name) in flagged:
+                f = flagged[(version['function'], name)]
+                mark = f"  <- differs: see {f['question']} ({f['fix']})"
+            elif (version['function'], name) in watched:
+                mark = f"  (watched: {watched[(version['function'], name)]['question']})"
+            rows.append(f"  {words:<55} {counters.show(name, version['student'][name]):>12} "
+                        f"{counters.show(name, version['reference'][name]):>12}{mark}")
+    return rows
+
+
+def picture(lab, submission_dir, build_dir, function, out_dir):
+    """Draws one warp's accesses of `function`; returns the picture's path or why there is none."""
+    try:
+        from explain import warp_picture
+    except ImportError:
+        return None, 'the warp picture is not available in this checkout'
+    try:
+        _, trace = count_kernels.count(lab, submission_dir, n=TRACE_N, gpu=None, build_dir=build_dir,
+                                       only=function, trace=function)
+    except (counting_build.BuildError, TypeError) as error:
+        return None, f'no picture: {str(error).splitlines()[0][:200]}'
+    if not trace or not trace.get('accesses'):
+        return None, f'no picture: {function} made no memory access in block 0, warp 0'
+    os.makedirs(out_dir, exist_ok=True)
+    path = os.path.join(out_dir, f'lab{lab}-{function}-warp.svg')
+    warp_picture.write(trace, path, f'lab {lab} {function}: block 0, warp 0, n = {TRACE_N}')
+    return path, None
+
+
+def run(spec, submission_dir, build_dir):
+    """Prints the explanation; returns the exit status (0, or 2 when nothing could be counted)."""
+    try:
+        lab, version = parse(spec)
+        declared = declarations.load(lab)
+        if not declared:
+            raise ValueError(f'lab {lab} declares no counters (labs/{lab}-*/counters.json)')
+        versions = chosen_versions(declared, version)
+    except (ValueError, declarations.DeclarationError) as error:
+        print(f'error: {error}')
+        return 2
+    print(f"Counting lab{lab}'s kernels in {submission_dir} (the CPU backend's counting mode) ...", flush=True)
+    section = explanations.explain_lab(lab, submission_dir, build_dir)
+    if section['status'] != 'counted':
+        print(f"error: {section['reason']}")
+        return 2
+    given = reference_table.INPUT
+    print(f"\nlab{lab}: counters per graded function on n = {given['n']} {given['input']} samples, seed "
+          f"{given['seed']} (CPU model; the reference is the workbook's solution, counted the same way)")
+    print('\n'.join(table_lines(section, versions)))
+    lines = [f['line'] for v in section['versions'] for f in v['findings']
+             if v['function'] in {x['function'] for x in versions}]
+    print('\n' + ('\n'.join(lines) if lines else 'Every watched counter is within what the lab calls normal.'))
+    target = next((v for v in versions if any(f for x in section['versions'] if x['function'] == v['function']
+                                              for f in x['findings'])), versions[0])
+    path, why = picture(lab, os.path.abspath(submission_dir), build_dir, target['function'],
+                        os.path.join(build_dir, 'results'))
+    print(f"One warp's accesses of {target['version']}: {os.path.relpath(path) if path else why}")
+    return 0

@@ -1,0 +1,56 @@
+"""A lab's counters.json (labs/NN-*/counters.json): for each graded function, the version's name,
+the counters its lesson is about, how far from the reference's is still normal, and the handout
+question that teaches the fix. Format in grader/explain/README.md."""
+import json
+import os
+
+from explain import counters
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+
+
+class DeclarationError(Exception):
+    pass
+
+
+def lab_folder(lab):
+    """'04' -> 'labs/04-thread-per-bin' (absolute), from labs/labs.txt; None when not listed."""
+    with open(os.path.join(ROOT, 'labs', 'labs.txt'), encoding='utf-8') as f:
+        for line in f:
+            folder = line.split('#')[0].strip()
+            if folder and folder.split('-')[0] == lab:
+                return os.path.join(ROOT, 'labs', folder)
+    return None
+
+
+def load(lab):
+    """The lab's declaration, checked, or None when the lab declares none."""
+    folder = lab_folder(lab)
+    path = os.path.join(folder, 'counters.json') if folder else None
+    if not path or not os.path.isfile(path):
+        return None
+    try:
+        with open(path, encoding='utf-8') as f:
+            declared = json.load(f)
+    except (OSError, json.JSONDecodeError) as error:
+        raise DeclarationError(f'{path}: {error}') from error
+    for version in declared.get('versions', []):
+        for key in ('function', 'version', 'watch'):
+            if key not in version:
+                raise DeclarationError(f'{path}: a version without "{key}"')
+        for watch in version['watch']:
+            if watch.get('counter') not in counters.COUNTERS:
+                raise DeclarationError(f'{path}: {version["function"]}: unknown counter {watch.get("counter")!r} '
+                                       f'(grader/explain/counters.py names them)')
+            for key in ('slack', 'floor', 'question', 'fix'):
+                if key not in watch:
+                    raise DeclarationError(f'{path}: {version["function"]}: {watch["counter"]} without "{key}"')
+    return declared
+
+
+def version_of(declared, function):
+    """The declaration's entry for `function`, or None."""
+    for version in (declared or {}).get('versions', []):
+        if version['function'] == function:
+            return version
+    return None

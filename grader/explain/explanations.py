@@ -1,0 +1,139 @@
+"""A lab's explanation: the submission's counters per graded function (the CPU backend's counting
+mode; the GPU's own where explain/gpu_counters.py can read them) beside the references'
+(reference_counts.json), and the lines that say what differs and which question teaches the fix.
+grade.py attaches it to the lab's results document (runs/results.py, key "counters"); report.py
+prints the lines; grade.py --explain prints the whole table (explain/cli.py). Contract: README.md.
+"""
+import os
+
+from explain import counters, declarations, reference_table
+from tools import count_kernels, counting_build
+
+SCHEMA = 'gpu-histogram-workbook/counters/v1'
+LINES_PER_VERSION = 2
+
+
+def lab_file(lab, submission_dir):
+    """The submission's file of `lab`, or None."""
+    folder = declarations.lab_folder(lab)
+    if not folder:
+        return None
+    path = os.path.join(submission_dir, 'lab' + os.path.basename(folder).replace('-', '_') + '.cu')
+    return path if os.path.isfile(path) else None
+
+
+def count_submission(lab, submission_dir, build_dir, trace=None):
+    """The counting mode's launch records of the submission's lab file on the explanations' input
+    (and the traced warp, when `trace` names a function). Raises counting_build.BuildError."""
+    given = reference_table.INPUT
+    found = count_kernels.count(lab, submission_dir, n=given['n'], input_kind=given['input'],
+                                seed=given['seed'], gpu=None, build_dir=build_dir,
+                                **({'trace': trace} if trace else {}))
+    return found if trace else (found, None)
+
+
+def findings(version, student, reference):
+    """The watched counters of one version that are worse than the reference's by more than the
+    declaration calls normal, in the declaration's order."""
+    found = []
+    for watch in version['watch']:
+        name = watch['counter']
+        if name not in student or name not in reference:
+            continue
+        if counters.differs(name, student[name], reference[name], watch['slack'], watch['floor']):
+            found.append({'counter': name, 'student': student[name], 'reference': reference[name],
+                          'question': watch['question'], 'fix': watch['fix'],
+                          'line': f"{version['version']}: {counters.show(name, student[name])} "
+                                  f"{counters.COUNTERS[name][0]}, the reference {counters.show(name, reference[name])}"
+                                  f" — see {watch['question']} ({watch['fix']})"})
+    return found
+
+
+def unavailable(reason):
+    return {'schema': SCHEMA, 'status': 'unavailable', 'reason': reason}
+
+
+def section(lab, student, declared, references):
+    """The "counters" section of a lab's results: per declared function, the student's and the
+    reference's counters and the findings."""
+    versions = []
+    for version in declared['versions']:
+        mine, theirs = student.get(version['function']), references.get(version['function'])
+        if mine is None or theirs is None:
+            continue
+        versions.append({'function': version['function'], 'version': version['version'],
+                         'student': mine, 'reference': theirs,
+                         'findings': findings(version, mine, theirs)})
+    return {'schema': SCHEMA, 'status': 'counted', 'source': 'cpu-model', 'lab': lab,
+            'input': reference_table.INPUT, 'versions': versions}
+
+
+def explain_lab(lab, submission_dir, build_dir):
+    """The lab's "counters" section; status "unavailable" with the reason in one line when the lab
+    declares no counters, the table lacks it, or the counting build or run fails."""
+    try:
+        declared = declarations.load(lab)
+    except declarations.DeclarationError as error:
+        return unavailable(str(error))
+    table = reference_table.load()
+    if not declared or not table or lab not in table['labs']:
+        return unavailable(f'lab {lab} has no declared counters')
+    source = lab_file(lab, submission_dir)
+    if not source:
+        return unavailable(f'no lab {lab} file in {submission_dir}')
+    try:
+        launches, _ = count_submission(lab, os.path.dirname(source), build_dir)
+    except counting_build.BuildError as error:
+        first = (str(error).strip().splitlines() or [''])[0]
+        return unavailable(f'the counting mode could not count this file ({first[:200]})')
+    if any(launch['faulted'] for launch in launches):
+        return unavailable('a kernel faulted in the counting mode: fix the failing tests first')
+    result = section(lab, counters.per_function(launches), declared, table['labs'][lab])
+    result['_launches'] = launches  # for the GPU's counters (in_grading.py); not written
+    return result
+
+
+def missed_functions(document, declared):
+    """The declared functions whose speed test missed a tier or failed in this run."""
+    missed = set()
+    for test in document.get('tests', []):
+        if test.get('kind') != 'speed' or test.get('status') == 'skipped':
+            continue
+        if test.get('status') == 'passed' and all(t.get('met', True) for t in test.get('tiers', [])
+                                                  if t.get('name') != 'stretch'):
+            continue
+        for version in (declared or {}).get('versions', []):
+            if test['name'] in version.get('speed_tests', []):
+                missed.add(version['function'])
+    return missed
+
+
+def lines(document):
+    """What the score table prints for a lab: one or two lines per version whose counters differ
+    from the reference's, and one per version that missed a speed tier with nothing to show."""
+    found = document.get('counters')
+    if not found:
+        return []
+    if found.get('status') != 'counted':
+        return [f"counters not counted: {found.get('reason', '?')}"]
+    try:
+        declared = declarations.load(document['lab'].replace('lab', ''))
+    except declarations.DeclarationError:
+        declared = None
+    missed = missed_functions(document, declared)
+    printed = []
+    for version in found['versions']:
+        shown = [f['line'] for f in version['findings'][:LINES_PER_VERSION]]
+        hardware = (found.get('hardware') or {}).get('functions', {}).get(version['function'])
+        if shown and hardware:
+            name = version['findings'][0]['counter']
+            if name in hardware:
+                shown[0] += f" (the GPU counted {counters.show(name, hardware[name])})"
+        if not shown and version['function'] in missed:
+            shown = [f"{version['version']}: missed its speed tier, yet its counters are the reference's "
+                     f"(CPU model): grade.py --explain {document['lab']} shows them all"]
+        printed += shown
+    gpu = found.get('hardware') or {}
+    if gpu.get('status') not in (None, 'measured'):
+        printed.append(gpu.get('message', 'GPU counters not read'))
+    return printed

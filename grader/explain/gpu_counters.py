@@ -1,0 +1,93 @@
+"""The same counters read from the GPU: the lab's count driver built with nvcc around the
+submission's file and run once under Nsight Compute (ncu) on the explanations' input, its launches
+matched in order with the counting mode's. Never inside a timed round (grade.py runs it after the
+speed tests). When the driver keeps the counters to administrators (ERR_NVGPUCTRPERM), one line
+says so and how to lift it; the CPU model's counters stay, labelled as such.
+"""
+import os
+import shutil
+import subprocess
+import tempfile
+
+from explain import counters, reference_table
+from tools import compare_counters_ncu, counting_build
+
+PERMISSION = ('the GPU\'s performance counters are kept to administrators on this machine '
+              '(ERR_NVGPUCTRPERM): the counters shown are the CPU model\'s; an administrator can lift it with '
+              'the driver option NVreg_RestrictProfilingToAdminUsers=0 '
+              '(https://developer.nvidia.com/ERR_NVGPUCTRPERM)')
+# What ncu reads besides compare_counters_ncu's list: instructions and their active lanes.
+EXTRA_METRICS = ['smsp__inst_executed.sum', 'smsp__thread_inst_executed.sum']
+# The counters the GPU gives (lanes per atomic address and barriers are the CPU model's alone).
+MEASURED = ['global_load_requests', 'global_load_sectors_per_request', 'global_store_requests',
+            'global_store_sectors_per_request', 'global_atomic_requests', 'shared_atomic_requests',
+            'shared_requests', 'shared_wavefronts', 'shared_bank_conflicts_per_request',
+            'warp_instructions', 'active_lanes_per_instruction', 'launches']
+TIMEOUT_S = 120
+
+
+def not_read(status, message):
+    return {'status': status, 'message': message, 'functions': {}}
+
+
+def as_records(profiled, counted):
+    """The ncu launches as counting-mode records, labelled by the counting mode's launches in the
+    same order; None when the two disagree on the launches."""
+    if len(profiled) != len(counted):
+        return None
+    records = []
+    for (kernel, values), launch in zip(profiled, counted):
+        if launch['kernel'].split('<')[0] not in kernel:
+            return None
+        metrics = {k: values.get(k, 0) for k in compare_counters_ncu.NCU_METRICS}
+        metrics['global_atomic_requests'] = (values.get('l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum', 0)
+                                             + values.get('l1tex__t_requests_pipe_lsu_mem_global_op_red.sum', 0))
+        metrics['shared_atomic_requests'] = values.get('smsp__inst_executed_op_shared_atom.sum', 0)
+        metrics['warp_instructions'] = values.get('smsp__inst_executed.sum', 0)
+        metrics['active_lanes'] = values.get('smsp__thread_inst_executed.sum', 0)
+        records.append({'label': launch['label'], 'kernel': kernel, 'metrics': metrics, 'barriers': 0})
+    return records
+
+
+def measure(lab, source, counted, arch, nvcc=None, ncu=None):
+    """{'status': 'measured'|'not-permitted'|'unavailable', 'message', 'functions': {function:
+    {counter: value}}} of the submission's file `source`, whose counting-mode launches are
+    `counted`, on a GPU of compute capability `arch` ('90')."""
+    ncu = ncu or compare_counters_ncu.find_ncu(None, nvcc)
+    if not nvcc or not ncu:
+        return not_read('unavailable', f'GPU counters not read: needs nvcc and ncu (Nsight Compute); '
+                                       f'found {"ncu" if ncu else "no ncu"}, {"nvcc" if nvcc else "no nvcc"}')
+    given = reference_table.INPUT
+    with tempfile.TemporaryDirectory(prefix='gpu_counters_') as scratch:
+        try:
+            program = compare_counters_ncu.build_gpu_driver(nvcc, arch, lab, source, [], scratch)
+        except counting_build.BuildError as error:
+            return not_read('unavailable', f'GPU counters not read: nvcc could not build the count driver '
+                                           f'({str(error).splitlines()[0][:160]})')
+        command = [ncu, '--metrics', ','.join(compare_counters_ncu.NCU_METRICS + EXTRA_METRICS), '--csv',
+                   '--print-units', 'base', program, f"--n={given['n']}", f"--input={given['input']}",
+                   f"--seed={given['seed']}"]
+        try:
+            done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            return not_read('unavailable', f'GPU counters not read: ncu ran past {TIMEOUT_S} s')
+    if 'ERR_NVGPUCTRPERM' in done.stdout + done.stderr:
+        return not_read('not-permitted', PERMISSION)
+    profiled = compare_counters_ncu.parse_ncu_csv(done.stdout)
+    records = as_records(profiled, counted)
+    if records is None:
+        return not_read('unavailable', f'GPU counters not read: ncu profiled {len(profiled)} launches, the '
+                                       f'counting mode counted {len(counted)} (status {done.returncode})')
+    functions = {f: {k: v for k, v in values.items() if k in MEASURED}
+                 for f, values in counters.per_function(records).items()}
+    return {'status': 'measured', 'message': f'GPU counters read by {os.path.basename(ncu)}', 'functions': functions}
+
+
+def gpu_arch():
+    """The first GPU's compute capability ('90'), or None."""
+    if not shutil.which('nvidia-smi'):
+        return None
+    done = subprocess.run(['nvidia-smi', '--query-gpu=compute_cap', '--format=csv,noheader'],
+                          capture_output=True, text=True)
+    found = done.stdout.split()
+    return found[0].replace('.', '') if done.returncode == 0 and found else None

@@ -1,0 +1,57 @@
+"""grade.py's explanation step: after every lab's tests (so nothing here runs inside a timed
+round), each graded lab's counters are counted (explanations.py; the GPU's too on a cuda build,
+gpu_counters.py) and attached to its results file, which report.py then reads."""
+import threading
+import time
+
+import toolchain
+from explain import declarations, explanations, gpu_counters
+from runs import results
+
+TICK_S = 8  # a student never waits 10 s without a line
+
+
+def with_ticks(what, work):
+    """Runs work() and prints a line every TICK_S seconds until it returns; returns its value."""
+    done, value = threading.Event(), {}
+
+    def target():
+        try:
+            value['result'] = work()
+        except BaseException as error:  # noqa: BLE001 - re-raised below, in the caller's thread
+            value['error'] = error
+        finally:
+            done.set()
+    started = time.monotonic()
+    threading.Thread(target=target, daemon=True).start()
+    while not done.wait(TICK_S):
+        print(f"  {what}: {time.monotonic() - started:.0f} s ...", flush=True)
+    if 'error' in value:
+        raise value['error']
+    return value['result']
+
+
+def explain_labs(build_dir, results_dir, labs, submission, gpu):
+    """`labs`: names (lab04); `gpu`: read the GPU's counters too (a cuda build)."""
+    arch = gpu_counters.gpu_arch() if gpu else None
+    nvcc = toolchain.find_cuda_toolkit() if gpu else None
+    for lab in labs:
+        number = lab.replace('lab', '')
+        try:
+            if not declarations.load(number):
+                continue
+        except declarations.DeclarationError:
+            pass  # explain_lab says what is wrong with it
+        started = time.monotonic()
+        print(f"Counting {lab}'s kernels (the CPU backend's counting mode{', then the GPU' if gpu else ''}) ...",
+              flush=True)
+        section = with_ticks(f"{lab} counting", lambda: explanations.explain_lab(number, submission, build_dir))
+        if gpu and section.get('status') == 'counted':
+            source = explanations.lab_file(number, submission)
+            launches = section.pop('_launches', None)
+            section['hardware'] = with_ticks(f"{lab} GPU counters", lambda: gpu_counters.measure(
+                number, source, launches, arch, nvcc)) if arch and launches else gpu_counters.not_read(
+                    'unavailable', 'GPU counters not read: nvidia-smi names no GPU')
+        section.pop('_launches', None)
+        section['seconds'] = round(time.monotonic() - started, 1)
+        results.attach_counters(results_dir, lab, section)

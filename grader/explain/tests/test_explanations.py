@@ -1,0 +1,142 @@
+"""The explanation's decisions on hand-made counters, no build: which watched counter differs, the
+lines the score table prints (one or two per version, a missed speed tier with nothing to show,
+the GPU's figure beside), the declarations' checks, and the reference table's comparison.
+Run: PYTHONPATH=grader python3 grader/explain/tests/test_explanations.py"""
+import contextlib
+import io
+import json
+import os
+import tempfile
+import unittest
+from unittest import mock
+
+import report
+from explain import counters, declarations, explanations, reference_table
+
+DECLARED = {'versions': [
+    {'function': 'histogram_v2_banks', 'version': 'v2 banks', 'speed_tests': ['Lab04Speed.Banks'],
+     'watch': [{'counter': 'shared_bank_conflicts_per_request', 'slack': 0.5, 'floor': 0.25,
+                'question': 'Q3.2', 'fix': 'the xor of the bank index'},
+               {'counter': 'global_atomic_requests', 'slack': 0.1, 'floor': 8, 'question': 'Q3.3', 'fix': 'one atomic per bin'},
+               {'counter': 'barriers', 'slack': 0, 'floor': 0, 'question': 'Q3.4', 'fix': 'one barrier'}]},
+    {'function': 'histogram_v1_inverse', 'version': 'v1 inverse', 'speed_tests': ['Lab04Speed.Inverse'],
+     'watch': [{'counter': 'active_lanes_per_instruction', 'slack': 0.1, 'floor': 1, 'question': 'Q2.1', 'fix': 'all lanes'}]}]}
+REFERENCE = {'histogram_v2_banks': {'shared_bank_conflicts_per_request': 0.0, 'global_atomic_requests': 512, 'barriers': 16},
+             'histogram_v1_inverse': {'active_lanes_per_instruction': 31.0}}
+
+
+def document(student, tests=()):
+    with mock.patch.object(declarations, 'load', return_value=DECLARED):
+        found = explanations.section('04', student, DECLARED, REFERENCE)
+    return {'lab': 'lab04', 'tests': list(tests), 'counters': found}
+
+
+class Differs(unittest.TestCase):
+    def test_worse_by_more_than_slack_and_floor(self):
+        self.assertTrue(counters.differs('shared_bank_conflicts_per_request', 4.1, 0.0, 0.5, 0.25))
+        self.assertFalse(counters.differs('shared_bank_conflicts_per_request', 0.2, 0.0, 0.5, 0.25))
+        self.assertFalse(counters.differs('global_atomic_requests', 560, 512, 0.1, 8))  # within 10 %
+        self.assertTrue(counters.differs('global_atomic_requests', 570, 512, 0.1, 8))
+
+    def test_better_is_never_a_difference(self):
+        self.assertFalse(counters.differs('global_atomic_requests', 0, 512, 0, 0))
+        self.assertTrue(counters.differs('active_lanes_per_instruction', 20.0, 31.0, 0.1, 1))  # lower is worse
+        self.assertFalse(counters.differs('active_lanes_per_instruction', 32.0, 31.0, 0.1, 1))
+
+    def test_per_function_sums_launches_then_divides(self):
+        launch = {'label': 'f', 'barriers': 2, 'metrics': {
+            'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum': 10, 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum': 40,
+            'smsp__inst_executed_op_shared_ld.sum': 4, 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum': 12}}
+        other = dict(launch, metrics=dict(launch['metrics'], **{'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum': 320}))
+        found = counters.per_function([launch, other])['f']
+        self.assertEqual(found['global_load_sectors_per_request'], 18.0)  # (40 + 320) / 20, not the mean of 4 and 32
+        self.assertEqual((found['launches'], found['barriers'], found['shared_bank_conflicts_per_request']), (2, 4, 3.0))
+
+
+class Lines(unittest.TestCase):
+    def slow(self):
+        return {'histogram_v2_banks': {'shared_bank_conflicts_per_request': 4.1, 'global_atomic_requests': 9000, 'barriers': 48},
+                'histogram_v1_inverse': {'active_lanes_per_instruction': 31.0}}
+
+    def test_at_most_two_lines_a_version_naming_counter_and_question(self):
+        with mock.patch.object(declarations, 'load', return_value=DECLARED):
+            printed = explanations.lines(document(self.slow()))
+        self.assertEqual(printed, [
+            'v2 banks: 4.10 shared bank conflicts per request, the reference 0.00 — see Q3.2 (the xor of the bank index)',
+            'v2 banks: 9000 warp-level global atomics, the reference 512 — see Q3.3 (one atomic per bin)'])
+
+    def test_a_missed_speed_tier_with_the_reference_counters_says_so(self):
+        tests = [{'name': 'Lab04Speed.Inverse', 'kind': 'speed', 'status': 'failed', 'tiers': []},
+                 {'name': 'Lab04Speed.Banks', 'kind': 'speed', 'status': 'passed',
+                  'tiers': [{'name': 'pass', 'met': True}, {'name': 'stretch', 'met': False}]}]
+        with mock.patch.object(declarations, 'load', return_value=DECLARED):
+            printed = explanations.lines(document(REFERENCE, tests))
+        self.assertEqual(len(printed), 1)  # a missed stretch tier alone is not a miss
+        self.assertIn('v1 inverse: missed its speed tier, yet its counters are the reference', printed[0])
+
+    def test_the_gpus_figure_and_a_refusal_are_shown(self):
+        found = document(self.slow())
+        found['counters']['hardware'] = {'status': 'measured', 'functions': {
+            'histogram_v2_banks': {'shared_bank_conflicts_per_request': 3.97}}}
+        with mock.patch.object(declarations, 'load', return_value=DECLARED):
+            self.assertIn('(the GPU counted 3.97)', explanations.lines(found)[0])
+        found['counters']['hardware'] = {'status': 'not-permitted', 'message': 'kept to administrators (ERR_NVGPUCTRPERM)'}
+        with mock.patch.object(declarations, 'load', return_value=DECLARED):
+            self.assertEqual(explanations.lines(found)[-1], 'kept to administrators (ERR_NVGPUCTRPERM)')
+
+    def test_nothing_counted_says_why_in_one_line(self):
+        printed = explanations.lines({'lab': 'lab04', 'counters': explanations.unavailable('no file')})
+        self.assertEqual(printed, ['counters not counted: no file'])
+        self.assertEqual(explanations.lines({'lab': 'lab04', 'tests': []}), [])
+
+    def test_the_score_table_prints_them_under_why(self):
+        found = dict(document(self.slow()), score=0, max_score=1, backend='cpu', device='CPU', submission='s',
+                     schema='gpu-histogram-workbook/results/v2')
+        with tempfile.TemporaryDirectory() as build:
+            os.makedirs(os.path.join(build, 'results'))
+            with open(os.path.join(build, 'results', 'lab04.json'), 'w') as f:
+                json.dump(found, f)
+            out = io.StringIO()
+            with mock.patch.object(declarations, 'load', return_value=DECLARED), contextlib.redirect_stdout(out):
+                report.main(['report.py', build])
+        self.assertIn('Why (counters', out.getvalue())
+        self.assertIn('  lab04 v2 banks: 4.10 shared bank conflicts per request', out.getvalue())
+
+
+class Declarations(unittest.TestCase):
+    def test_an_unknown_counter_is_refused_with_where_they_are_named(self):
+        with tempfile.TemporaryDirectory() as folder:
+            with open(os.path.join(folder, 'counters.json'), 'w') as f:
+                json.dump({'versions': [{'function': 'f', 'version': 'v1', 'watch': [{'counter': 'bank_conflicts'}]}]}, f)
+            with mock.patch.object(declarations, 'lab_folder', return_value=folder):
+                with self.assertRaisesRegex(declarations.DeclarationError, 'unknown counter .*counters.py'):
+                    declarations.load('04')
+
+    def test_every_lab_declaration_loads(self):
+        for lab in reference_table.LABS:
+            declared = declarations.load(lab)
+            if declared:
+                table = reference_table.load()
+                for version in declared['versions']:
+                    self.assertIn(version['function'], table['labs'][lab], f'lab {lab}: not in the reference table')
+
+
+class ReferenceTable(unittest.TestCase):
+    def test_differences_name_lab_function_and_counter(self):
+        old = {'labs': {'04': {'f': {'barriers': 16}}}}
+        new = {'labs': {'04': {'f': {'barriers': 17}}, '05': {'g': {'launches': 1}}}}
+        self.assertEqual(reference_table.differences(old, new),
+                         ['lab 04 f barriers: table 16, counted now 17', 'lab 05 g launches: table None, counted now 1'])
+
+    def test_the_checked_in_table_is_complete(self):
+        table = reference_table.load()
+        self.assertIsNotNone(table, 'grader/explain/reference_counts.json is missing or not a table')
+        self.assertEqual(table['input'], reference_table.INPUT)
+        self.assertEqual(sorted(table['labs']), reference_table.LABS)
+        for lab, functions in table['labs'].items():
+            for function, values in functions.items():
+                self.assertEqual(set(values) - set(counters.COUNTERS), set(), f'{lab} {function}')
+
+
+if __name__ == '__main__':
+    unittest.main()
