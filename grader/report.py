@@ -128,8 +128,8 @@ def main(argv):
         print("\n".join(tiers))
     explained = [(lab["lab"], line) for lab in results for line in explanations.lines(lab)]
     if explained:
-        print("Why (counters of your kernels beside the reference's, CPU model unless said; "
-              "grade.py --explain labNN for all of them):")
+        print("Why: your kernels' counters beside the reference's (CPU model unless said; "
+              "grade.py --explain labNN shows them all):")
         print("\n".join(f"  {lab} {line}" for lab, line in explained))
     results_dir = os.path.relpath(os.path.join(build_dir, "results"))
     for lab in results:

@@ -133,6 +133,9 @@ def lines(document):
             shown = [f"{version['version']}: missed its speed tier, yet its counters are the reference's "
                      f"(CPU model): grade.py --explain {document['lab']} shows them all"]
         printed += shown
+    if not printed:
+        printed = [f"{len(found['versions'])} versions counted, every watched counter within what the lab "
+                   f"calls normal of the reference's"]
     gpu = found.get('hardware') or {}
     if gpu.get('status') not in (None, 'measured'):
         printed.append(gpu.get('message', 'GPU counters not read'))

@@ -73,6 +73,10 @@ class Lines(unittest.TestCase):
             printed = explanations.lines(document(REFERENCE, tests))
         self.assertEqual(len(printed), 1)  # a missed stretch tier alone is not a miss
         self.assertIn('v1 inverse: missed its speed tier, yet its counters are the reference', printed[0])
+        with mock.patch.object(declarations, 'load', return_value=DECLARED):
+            printed = explanations.lines(document(REFERENCE, tests[1:]))
+        self.assertEqual(printed, ['2 versions counted, every watched counter within what the lab calls normal '
+                                   "of the reference's"])
 
     def test_the_gpus_figure_and_a_refusal_are_shown(self):
         found = document(self.slow())
@@ -99,7 +103,7 @@ class Lines(unittest.TestCase):
             out = io.StringIO()
             with mock.patch.object(declarations, 'load', return_value=DECLARED), contextlib.redirect_stdout(out):
                 report.main(['report.py', build])
-        self.assertIn('Why (counters', out.getvalue())
+        self.assertIn("Why: your kernels' counters", out.getvalue())
         self.assertIn('  lab04 v2 banks: 4.10 shared bank conflicts per request', out.getvalue())
 
 
