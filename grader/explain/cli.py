@@ -36,17 +36,17 @@ def table_lines(section, versions):
         if version['function'] not in {v['function'] for v in versions}:
             continue
         title = f"{version['version']} ({version['function']})"
-        rows.append(f"{title:<57} {'yours':>12} {'reference':>12}")
+        rows.append(f"{title:<52} {'yours':>12} {'reference':>12}")
         for name, (words, _, _) in counters.COUNTERS.items():
-            if name not in version['student']:
-                continue
+            if name not in version['student'] or not (version['student'][name] or version['reference'].get(name)):
+                continue  # absent, or nothing on either side
             mark = ''
             if (version['function'], name) in flagged:
                 f = flagged[(version['function'], name)]
                 mark = f"  <- differs: see {f['question']} ({f['fix']})"
             elif (version['function'], name) in watched:
                 mark = f"  (watched: {watched[(version['function'], name)]['question']})"
-            rows.append(f"  {words:<55} {counters.show(name, version['student'][name]):>12} "
+            rows.append(f"  {words:<50} {counters.show(name, version['student'][name]):>12} "
                         f"{counters.show(name, version['reference'][name]):>12}{mark}")
     return rows
 

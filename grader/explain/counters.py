@@ -14,7 +14,7 @@ COUNTERS = {
     # Thread-level atomics on global memory over those on global and shared memory: what
     # privatization lowers. On a small input a privatized kernel's merge costs about as many
     # warp-level global atomics as counting in global memory would; this share still tells them apart.
-    'global_atomic_share': ('share of the atomic operations made on global memory (the rest on shared)', 'higher', '{:.0%}'),
+    'global_atomic_share': ('share of atomic operations on global memory', 'higher', '{:.0%}'),
     'global_atomic_lanes_per_address': ('lanes per address in a warp-level global atomic', 'higher', '{:.2f}'),
     'shared_atomic_requests': ('warp-level shared atomics', 'higher', '{:.0f}'),
     'shared_atomic_lanes_per_address': ('lanes per address in a warp-level shared atomic', 'higher', '{:.2f}'),
@@ -26,7 +26,7 @@ COUNTERS = {
     # before an atomic or a store (which may need their data), averaged over the loads; 4 for four
     # loads then four atomics, 1 for load-atomic pairs. From the order of the access sites in the
     # host compiler's code, which keeps the source order of accesses (no GPU metric says it).
-    'global_loads_in_flight': ('global loads issued back to back before an atomic or a store', 'lower', '{:.1f}'),
+    'global_loads_in_flight': ('global loads back to back before an atomic/store', 'lower', '{:.1f}'),
     'warp_instructions': ('warp instructions', 'higher', '{:.0f}'),
     'active_lanes_per_instruction': ('active lanes per warp instruction (of 32)', 'lower', '{:.1f}'),
     'launches': ('kernel launches', 'higher', '{:.0f}'),

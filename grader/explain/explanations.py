@@ -5,12 +5,14 @@ grade.py attaches it to the lab's results document (runs/results.py, key "counte
 prints the lines; grade.py --explain prints the whole table (explain/cli.py). Contract: README.md.
 """
 import os
+import subprocess
 
 from explain import counters, declarations, reference_table
 from tools import count_kernels, counting_build
 
 SCHEMA = 'gpu-histogram-workbook/counters/v1'
 LINES_PER_VERSION = 2
+TIMEOUT_S = 120  # a counting run of a lab takes seconds; an endless kernel is stopped here
 
 
 def lab_file(lab, submission_dir):
@@ -84,8 +86,11 @@ def explain_lab(lab, submission_dir, build_dir):
     try:
         launches, _ = count_submission(lab, os.path.dirname(source), build_dir)
     except counting_build.BuildError as error:
-        first = (str(error).strip().splitlines() or [''])[0]
-        return unavailable(f'the counting mode could not count this file ({first[:200]})')
+        lines = str(error).strip().splitlines() or ['']
+        first = next((line for line in lines if 'error' in line.lower()), lines[0])
+        return unavailable(f'the counting mode could not count this file ({first.strip()[:200]})')
+    except subprocess.TimeoutExpired:
+        return unavailable(f'the counting run passed {TIMEOUT_S} s: fix the tests that ran out of time first')
     if any(launch['faulted'] for launch in launches):
         return unavailable('a kernel faulted in the counting mode: fix the failing tests first')
     result = section(lab, counters.per_function(launches), declared, table['labs'][lab])

@@ -121,8 +121,13 @@ class Declarations(unittest.TestCase):
             declared = declarations.load(lab)
             if declared:
                 table = reference_table.load()
+                sources = ''.join(open(os.path.join(declarations.lab_folder(lab), f), encoding='utf-8').read()
+                                  for f in os.listdir(declarations.lab_folder(lab)) if f.startswith('test_'))
                 for version in declared['versions']:
                     self.assertIn(version['function'], table['labs'][lab], f'lab {lab}: not in the reference table')
+                    for test in version.get('speed_tests', []):
+                        suite, name = test.split('.')
+                        self.assertRegex(sources, rf'TEST\w*\(\s*{suite},\s*{name},', f'lab {lab}: no speed test {test}')
 
 
 class ReferenceTable(unittest.TestCase):
