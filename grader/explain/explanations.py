@@ -55,6 +55,11 @@ def unavailable(reason):
     return {'schema': SCHEMA, 'status': 'unavailable', 'reason': reason}
 
 
+def not_counted(reason):
+    """Left out on purpose (the score table says nothing of it)."""
+    return {'schema': SCHEMA, 'status': 'not-counted', 'reason': reason}
+
+
 def section(lab, student, declared, references):
     """The "counters" section of a lab's results: per declared function, the student's and the
     reference's counters and the findings."""
@@ -118,6 +123,8 @@ def lines(document):
     from the reference's, and one per version that missed a speed tier with nothing to show."""
     found = document.get('counters')
     if not found:
+        return []
+    if found.get('status') == 'not-counted':
         return []
     if found.get('status') != 'counted':
         return [f"counters not counted: {found.get('reason', '?')}"]

@@ -1,6 +1,7 @@
 """grade.py's explanation step: after every lab's tests (so nothing here runs inside a timed
 round), each graded lab's counters are counted (explanations.py; the GPU's too on a cuda build,
 gpu_counters.py) and attached to its results file, which report.py then reads."""
+import os
 import threading
 import time
 
@@ -42,6 +43,12 @@ def explain_labs(build_dir, results_dir, labs, submission, gpu):
                 continue
         except declarations.DeclarationError:
             pass  # explain_lab says what is wrong with it
+        document = results.load_file(os.path.join(results_dir, f"{lab}.json")) or {}
+        if not any(t.get('kind') == 'main' and t.get('status') == 'passed' for t in document.get('tests', [])):
+            # Counters of kernels that compute nothing right yet say nothing: the untouched starter
+            # costs no counting time.
+            results.attach_counters(results_dir, lab, explanations.not_counted('no version passes its tests yet'))
+            continue
         started = time.monotonic()
         print(f"Counting {lab}'s kernels (the CPU backend's counting mode{', then the GPU' if gpu else ''}) ...",
               flush=True)

@@ -91,6 +91,7 @@ class Lines(unittest.TestCase):
     def test_nothing_counted_says_why_in_one_line(self):
         printed = explanations.lines({'lab': 'lab04', 'counters': explanations.unavailable('no file')})
         self.assertEqual(printed, ['counters not counted: no file'])
+        self.assertEqual(explanations.lines({'lab': 'lab04', 'counters': explanations.not_counted('starter')}), [])
         self.assertEqual(explanations.lines({'lab': 'lab04', 'tests': []}), [])
 
     def test_the_score_table_prints_them_under_why(self):
