@@ -1,9 +1,6 @@
 // The accesses of the block a host thread runs, grouped into warp-level requests when it ends.
 #include "recorder.hpp"
 
-#include <dlfcn.h>
-#include <link.h>
-
 #include <algorithm>
 #include <array>
 #include <unordered_map>
@@ -107,29 +104,6 @@ thread_local block_state state_of_this_thread;
 __thread block_state* current_state = nullptr;  // a plain TLS word: no initialisation check per access
 #define state (*current_state)
 std::vector<range> global_ranges;  // read-only while a launch runs
-
-std::size_t program_tls_bytes() {
-    static const std::size_t bytes = [] {
-        std::size_t found = 0;
-        dl_iterate_phdr(
-            [](dl_phdr_info* info, std::size_t, void* out) {
-                for (int i = 0; i < info->dlpi_phnum; ++i) {
-                    if (info->dlpi_phdr[i].p_type == PT_TLS) *static_cast<std::size_t*>(out) = info->dlpi_phdr[i].p_memsz;
-                }
-                return 1;  // the first object is the program itself
-            },
-            &found);
-        return found;
-    }();
-    return bytes;
-}
-
-range program_tls_block() {
-    void* block = nullptr;
-    if (void* self = dlopen(nullptr, RTLD_NOW | RTLD_NOLOAD)) dlinfo(self, RTLD_DI_TLS_DATA, &block);
-    const auto first = reinterpret_cast<std::uintptr_t>(block);
-    return first ? range{first, first + program_tls_bytes()} : range{0, 0};
-}
 
 template <class T>
 range range_of(const T& variable) {

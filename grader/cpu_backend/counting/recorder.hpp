@@ -30,6 +30,8 @@ void begin_launch(const std::string& kernel, const std::string& file, int line, 
                   std::size_t dynamic_shared_bytes);
 void end_launch(bool faulted);
 
+// [first, end) of this host thread's TLS block of the program itself, {0, 0} if unknown (tls_guards.cpp).
+std::pair<std::uintptr_t, std::uintptr_t> program_tls_block();
 // [first, end) offsets in the program's TLS block of its thread_local guard variables (tls_guards.cpp).
 std::vector<std::pair<std::uintptr_t, std::uintptr_t>> tls_guard_offsets();
 

@@ -1,8 +1,11 @@
-// Where the program keeps the guards of its thread_local variables with dynamic initialisation
+// The program's TLS block, where the __shared__ variables of the block a host thread runs live, and
+// where the program keeps the guards of its thread_local variables with dynamic initialisation
 // (an extern __shared__ pointer's, under transform_launches.py): reading or setting one is not an
 // access to shared memory, though it lies among the __shared__ variables in the TLS block.
+#include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
+#include <link.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -12,6 +15,32 @@
 #include "recorder.hpp"
 
 namespace cpu_backend::counting::detail {
+namespace {
+
+std::size_t program_tls_bytes() {
+    static const std::size_t bytes = [] {
+        std::size_t found = 0;
+        dl_iterate_phdr(
+            [](dl_phdr_info* info, std::size_t, void* out) {
+                for (int i = 0; i < info->dlpi_phnum; ++i) {
+                    if (info->dlpi_phdr[i].p_type == PT_TLS) *static_cast<std::size_t*>(out) = info->dlpi_phdr[i].p_memsz;
+                }
+                return 1;  // the first object is the program itself
+            },
+            &found);
+        return found;
+    }();
+    return bytes;
+}
+
+}  // namespace
+
+std::pair<std::uintptr_t, std::uintptr_t> program_tls_block() {
+    void* block = nullptr;
+    if (void* self = dlopen(nullptr, RTLD_NOW | RTLD_NOLOAD)) dlinfo(self, RTLD_DI_TLS_DATA, &block);
+    const auto first = reinterpret_cast<std::uintptr_t>(block);
+    return {first, first ? first + program_tls_bytes() : 0};
+}
 
 std::vector<std::pair<std::uintptr_t, std::uintptr_t>> tls_guard_offsets() {
     std::vector<std::pair<std::uintptr_t, std::uintptr_t>> guards;
