@@ -148,13 +148,18 @@ def _compile(build_dir, lab, lab_dir, driver, submission_file, counting, defines
     return program
 
 
-def run_driver(program, n=65536, input_kind='uniform', seed=1, only=None, counts_file=None, timeout=600):
+def run_driver(program, n=65536, input_kind='uniform', seed=1, only=None, counts_file=None, timeout=600,
+               trace=None):
     """Runs a built driver; returns (exit status, stdout, stderr). counts_file: where the counting
-    mode writes its JSON (CUDA_CPU_BACKEND_COUNTS)."""
+    mode writes its JSON (CUDA_CPU_BACKEND_COUNTS); trace: 'LABEL' or 'LABEL:BLOCK:WARP', one warp
+    whose accesses the JSON gets under 'trace' (CUDA_CPU_BACKEND_TRACE)."""
     args = [program, f'--n={n}', f'--input={input_kind}', f'--seed={seed}'] + ([f'--only={only}'] if only else [])
     env = dict(os.environ)
     env.pop('CUDA_CPU_BACKEND_COUNTS', None)
+    env.pop('CUDA_CPU_BACKEND_TRACE', None)
     if counts_file:
         env['CUDA_CPU_BACKEND_COUNTS'] = counts_file
+    if trace:
+        env['CUDA_CPU_BACKEND_TRACE'] = trace
     done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=timeout)
     return done.returncode, done.stdout, done.stderr
