@@ -92,23 +92,29 @@ def add_occupancy(launches, source, lab, gpu, defines):
 
 
 def count(lab, submission='solutions', known_wrong=None, n=65536, input_kind='uniform', seed=1,
-          only=None, gpu='H100', build_dir='build'):
+          only=None, gpu='H100', build_dir='build', trace=None):
     """The records of every launch (the counting mode's JSON, 'launches'), with occupancy added.
-    Raises counting_build.BuildError when something cannot be built or run."""
+    trace: 'LABEL' or 'LABEL:BLOCK:WARP' (block 0 warp 0 by default): then returns (launches,
+    the JSON's 'trace'), one warp's first accesses lane by lane in the first launch labelled LABEL
+    (its 'kernel' empty when none ran). Raises counting_build.BuildError when something cannot be
+    built or run."""
     source = submission_file(lab, submission, known_wrong)
     ensure_build_dir(build_dir)
     defines = [f'KNOWN_WRONG={known_wrong}'] if known_wrong is not None else []
     program = counting_build.build_driver(build_dir, lab, source, counting=True, defines=defines)
     with tempfile.TemporaryDirectory(prefix='counts_') as scratch:
         counts = os.path.join(scratch, 'counts.json')
-        status, out, err = counting_build.run_driver(program, n, input_kind, seed, only, counts)
+        status, out, err = counting_build.run_driver(program, n, input_kind, seed, only, counts, trace=trace)
         if status != 0 or not os.path.isfile(counts):
             raise counting_build.BuildError(f'{program} ended with status {status}:\n{out[-2000:]}{err[-2000:]}')
         with open(counts, encoding='utf-8') as f:
-            launches = json.load(f)['launches']
+            records = json.load(f)
+    launches = records['launches']
+    if trace is not None and 'trace' not in records:
+        raise counting_build.BuildError(f'no trace for {trace!r} (LABEL or LABEL:BLOCK:WARP):\n{err[-2000:]}')
     if gpu:
         add_occupancy(launches, source, lab, gpu, defines)
-    return launches
+    return launches if trace is None else (launches, records['trace'])
 
 
 def print_table(launches, sites):

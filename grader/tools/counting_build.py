@@ -67,6 +67,17 @@ def ensure_libraries(build_dir, counting):
     return [os.path.join(build_dir, w) for w in reversed(wanted)]
 
 
+def _archive_members(path):
+    """The object files of a thin archive (meson's static libraries are): the archive's own bytes
+    stay the same when only their code changes, so a build key must read them."""
+    with open(path, 'rb') as f:
+        if f.read(8) != b'!<thin>\n':
+            return []
+    folder = os.path.dirname(os.path.abspath(path))
+    listed = subprocess.run(['ar', 't', os.path.abspath(path)], cwd=folder, capture_output=True, text=True)
+    return [os.path.join(folder, member) for member in listed.stdout.split()]
+
+
 def _digest(paths, extra):
     h = hashlib.sha256(repr(extra).encode())
     for path in paths:
@@ -91,7 +102,8 @@ def build_driver(build_dir, lab, submission_file, counting=True, defines=()):
     libraries = ensure_libraries(build_dir, counting)
     sources = [submission_file, driver, os.path.join(DRIVERS, 'count_driver.cuh')] + sorted(
         os.path.join(lab_dir, f) for f in os.listdir(lab_dir) if f.endswith(('.cuh', '.hpp')))
-    key = _digest(sources + libraries, (lab, os.path.realpath(submission_file), counting, list(defines)))
+    members = [m for library in libraries for m in _archive_members(library)]
+    key = _digest(sources + libraries + members, (lab, os.path.realpath(submission_file), counting, list(defines)))
     out = os.path.join(os.path.abspath(build_dir), 'counting', f'lab{lab}-{"count" if counting else "plain"}-{key}')
     program = os.path.join(out, f'lab{lab}_count')
     if os.path.isfile(program):
@@ -136,13 +148,18 @@ def _compile(build_dir, lab, lab_dir, driver, submission_file, counting, defines
     return program
 
 
-def run_driver(program, n=65536, input_kind='uniform', seed=1, only=None, counts_file=None, timeout=600):
+def run_driver(program, n=65536, input_kind='uniform', seed=1, only=None, counts_file=None, timeout=600,
+               trace=None):
     """Runs a built driver; returns (exit status, stdout, stderr). counts_file: where the counting
-    mode writes its JSON (CUDA_CPU_BACKEND_COUNTS)."""
+    mode writes its JSON (CUDA_CPU_BACKEND_COUNTS); trace: 'LABEL' or 'LABEL:BLOCK:WARP', one warp
+    whose accesses the JSON gets under 'trace' (CUDA_CPU_BACKEND_TRACE)."""
     args = [program, f'--n={n}', f'--input={input_kind}', f'--seed={seed}'] + ([f'--only={only}'] if only else [])
     env = dict(os.environ)
     env.pop('CUDA_CPU_BACKEND_COUNTS', None)
+    env.pop('CUDA_CPU_BACKEND_TRACE', None)
     if counts_file:
         env['CUDA_CPU_BACKEND_COUNTS'] = counts_file
+    if trace:
+        env['CUDA_CPU_BACKEND_TRACE'] = trace
     done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=timeout)
     return done.returncode, done.stdout, done.stderr

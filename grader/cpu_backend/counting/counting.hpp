@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -61,17 +62,45 @@ struct launch_record {
     std::vector<site_counts> sites;        // ordered by pc
 };
 
+// One warp-level access of the warp CUDA_CPU_BACKEND_TRACE names (trace.cpp).
+struct traced_access {
+    std::uintptr_t pc = 0;       // as site_counts::pc
+    std::string location;        // as site_counts::location
+    access_kind kind = access_kind::global_load;
+    unsigned bytes = 0;          // bytes per lane (the widest lane's)
+    const char* region = "global";  // "global", or the shared memory: "dynamic" or "static"
+    std::string variable;        // static: the __shared__ variable of the lowest lane's byte
+    std::uint32_t mask = 0;      // the lanes that took part
+    // Per lane in mask: global, the address; dynamic, the byte offset into the block's dynamic
+    // shared memory; static, the byte offset from the start of `variable`.
+    std::uintptr_t address[32] = {};
+};
+
+// CUDA_CPU_BACKEND_TRACE=LABEL[:BLOCK:WARP] (block 0 warp 0 by default; BLOCK the linear block
+// index): the first 64 warp-level accesses of that warp in the first launch labelled LABEL, in
+// the order their first lane made them.
+struct warp_trace {
+    std::string label;
+    std::uint64_t block = 0;
+    std::uint32_t warp = 0;
+    std::string kernel;          // of the traced launch; empty while none ran
+    std::vector<traced_access> accesses;
+};
+
 // Every launch so far, in launch order (copies; safe between launches).
 std::vector<launch_record> records();
 void clear_records();
 // A name for the launches that follow (e.g. the lab function that makes them).
 void set_label(const std::string& label);
-// Fills site_counts::location with addr2line (once per program; "?" when it cannot).
-void resolve_locations(std::vector<launch_record>& records);
-// The records as JSON (schema "cpu-backend-counts/v1", documented in the backend's README.md).
-std::string to_json(const std::vector<launch_record>& records);
-// At exit, a program linked with the counting library writes to_json(records()) to the file
-// named by CUDA_CPU_BACKEND_COUNTS, if set.
+// The warp trace, when CUDA_CPU_BACKEND_TRACE asks for one (a copy; safe between launches).
+std::optional<warp_trace> traced_warp();
+// Fills site_counts::location (and the trace's) with addr2line (once per program; "?" when it cannot).
+void resolve_locations(std::vector<launch_record>& records, warp_trace* trace = nullptr);
+// The records as JSON (schema "cpu-backend-counts/v1", documented in the backend's README.md),
+// with the trace under "trace" when given.
+std::string to_json(const std::vector<launch_record>& records, const warp_trace* trace = nullptr);
+// At exit, a program linked with the counting library writes to_json(records(), trace) to the
+// file named by CUDA_CPU_BACKEND_COUNTS, if set.
 
 // What `extern __shared__` becomes under transform_launches.py --counting: the block's dynamic
 // shared memory, noting that the pointer variable itself is not shared memory.

@@ -27,10 +27,12 @@ std::string pick(const std::vector<std::string>& frames) {
 
 }  // namespace
 
-void resolve_locations(std::vector<launch_record>& all) {
+void resolve_locations(std::vector<launch_record>& all, warp_trace* trace) {
     std::map<std::uintptr_t, std::string> where;
     for (const launch_record& l : all)
         for (const site_counts& s : l.sites) where.emplace(s.pc, std::string(1, '?'));
+    if (trace)
+        for (const traced_access& a : trace->accesses) where.emplace(a.pc, std::string(1, '?'));
     const std::string program = program_path();
     if (where.empty() || program.empty()) return;
     std::string command = "addr2line -a -i -e '";
@@ -66,6 +68,8 @@ void resolve_locations(std::vector<launch_record>& all) {
     }
     for (launch_record& l : all)
         for (site_counts& s : l.sites) s.location = where[s.pc];
+    if (trace)
+        for (traced_access& a : trace->accesses) a.location = where[a.pc];
 }
 
 }  // namespace cpu_backend::counting

@@ -1,9 +1,6 @@
 // The accesses of the block a host thread runs, grouped into warp-level requests when it ends.
 #include "recorder.hpp"
 
-#include <dlfcn.h>
-#include <link.h>
-
 #include <algorithm>
 #include <array>
 #include <unordered_map>
@@ -34,6 +31,7 @@ struct slot {
     std::uint32_t mask = 0;
     std::uint32_t list = 0;  // 0 while a line, else 1 + the index of its list in the pool
     std::uint8_t count = 0, first_lane = 0, bytes = 0;
+    std::uint8_t trace_place = 0;  // CUDA_CPU_BACKEND_TRACE's warp: 1 + its place in the trace (0xff: no lane yet)
     bool done = false, stride_known = false;
 
     std::uintptr_t on_line(std::uint32_t lane) const {
@@ -48,10 +46,14 @@ struct window {
     std::uint64_t base = 0;
     std::uint32_t head = 0, used = 0;
     std::vector<slot> ring;
+    bool traced = false;  // the warp CUDA_CPU_BACKEND_TRACE follows: its slots are numbered as lanes open them
 
     slot& at(std::uint64_t i) {
         if (i >= ring.size()) grow(i + 1);
-        while (used <= i) ring[(head + used++) & (ring.size() - 1)] = slot{};
+        while (used <= i) {
+            slot& made = ring[(head + used++) & (ring.size() - 1)] = slot{};
+            if (traced) made.trace_place = 0xff;
+        }
         return ring[(head + i) & (ring.size() - 1)];
     }
     void grow(std::uint64_t needed) {
@@ -101,35 +103,13 @@ struct block_state {
     std::unordered_map<std::uint64_t, std::uint32_t> site_index;  // hash of the key -> first site
     std::uint32_t cache[256];  // a direct-mapped cache of site_index (~0u: empty)
     std::uint64_t barriers = 0;
+    std::uint32_t traced_warp = ~0u;  // the warp CUDA_CPU_BACKEND_TRACE follows here (~0u: none)
 };
 
 thread_local block_state state_of_this_thread;
 __thread block_state* current_state = nullptr;  // a plain TLS word: no initialisation check per access
 #define state (*current_state)
 std::vector<range> global_ranges;  // read-only while a launch runs
-
-std::size_t program_tls_bytes() {
-    static const std::size_t bytes = [] {
-        std::size_t found = 0;
-        dl_iterate_phdr(
-            [](dl_phdr_info* info, std::size_t, void* out) {
-                for (int i = 0; i < info->dlpi_phnum; ++i) {
-                    if (info->dlpi_phdr[i].p_type == PT_TLS) *static_cast<std::size_t*>(out) = info->dlpi_phdr[i].p_memsz;
-                }
-                return 1;  // the first object is the program itself
-            },
-            &found);
-        return found;
-    }();
-    return bytes;
-}
-
-range program_tls_block() {
-    void* block = nullptr;
-    if (void* self = dlopen(nullptr, RTLD_NOW | RTLD_NOLOAD)) dlinfo(self, RTLD_DI_TLS_DATA, &block);
-    const auto first = reinterpret_cast<std::uintptr_t>(block);
-    return first ? range{first, first + program_tls_bytes()} : range{0, 0};
-}
 
 template <class T>
 range range_of(const T& variable) {
@@ -168,6 +148,7 @@ void add_request(site_counts& site, const slot& gathered, std::uint32_t lanes_in
         lanes[count++] = {lane, address, gathered.bytes};
     }
     if (gathered.list) state.free_lists.push_back(gathered.list - 1);
+    if (gathered.trace_place) trace_request(gathered.trace_place - 1u, site, lanes, count);
     site.requests += 1;
     site.lanes += count;
     if (count < lanes_in_warp) site.partial_requests += 1;
@@ -201,6 +182,7 @@ site_state& site_of(std::uintptr_t pc, std::uint32_t part, access_kind kind, std
     site_state added;
     added.key = key;
     added.executions.assign(state.threads, 0);
+    added.counts.pc = pc;  // absolute until the launch ends (for trace_request)
     added.counts.kind = kind;
     added.counts.bytes = bytes;
     state.sites.push_back(std::move(added));
@@ -230,6 +212,7 @@ void add_lane(slot& s, std::uint32_t lane, std::uintptr_t address, std::uint8_t 
         s.first = address;
         s.first_lane = static_cast<std::uint8_t>(lane);
         s.bytes = bytes;
+        if (s.trace_place) s.trace_place = trace_next_place();
     } else if (s.list == 0) {
         const auto distance = static_cast<std::intptr_t>(address - s.first);
         const std::intptr_t lanes_apart = static_cast<std::intptr_t>(lane) - s.first_lane;
@@ -267,6 +250,7 @@ void add_access(std::uintptr_t pc, std::uint32_t part, access_kind kind, std::ui
     if (found == nullptr) {
         site.streams.push_back({anchor, std::vector<window>((state.threads + 31) / 32)});
         found = &site.streams.back();
+        if (state.traced_warp < found->windows.size()) found->windows[state.traced_warp].traced = true;
     }
     window& w = found->windows[warp];
     slot& s = w.at(k - w.base);
@@ -290,6 +274,7 @@ void close_epoch() {
                     if (!s.done && s.mask != 0) add_request(site.counts, s, warp_lanes(warp));
                 }
                 w = window{};
+                w.traced = warp == state.traced_warp;
             }
         }
         std::fill(site.executions.begin(), site.executions.end(), 0u);
@@ -319,7 +304,7 @@ public:
             global_ranges.emplace_back(first, first + bytes);
         begin_launch(site.kernel_name, site.file, site.line, config.grid, config.block, config.dynamic_shared_bytes);
     }
-    void block_begin(uint3, std::uint32_t threads, const void* dynamic_shared, std::size_t bytes) override {
+    void block_begin(uint3 block, std::uint32_t threads, const void* dynamic_shared, std::size_t bytes) override {
         current_state = &state_of_this_thread;
         const auto shared = reinterpret_cast<std::uintptr_t>(dynamic_shared);
         state.threads = threads;
@@ -331,6 +316,7 @@ public:
             static const std::vector<range> guards = tls_guard_offsets();
             for (const range& r : guards) state.tls_not_shared.emplace_back(state.tls.first + r.first, state.tls.first + r.second);
         }
+        state.traced_warp = trace_block_begins(block, state.dynamic_shared, state.tls.first);
         state.barriers = 0;
         state.last_site.assign(threads, ~0u);
         state.sites.clear();

@@ -5,10 +5,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <map>
+#include <string>
 #include <tuple>
 #include <utility>
 #include <vector>
 
+#include "access_rules.hpp"
 #include "counting.hpp"
 
 namespace cpu_backend::counting::detail {
@@ -30,6 +32,29 @@ void begin_launch(const std::string& kernel, const std::string& file, int line, 
                   std::size_t dynamic_shared_bytes);
 void end_launch(bool faulted);
 
+// The program's load base: pcs in records are relative to it (records.cpp).
+std::uintptr_t load_base();
+
+// The warp CUDA_CPU_BACKEND_TRACE follows (trace.cpp), told of launches and blocks. recorder.cpp
+// numbers that warp's requests as they open (trace_next_place: 1 + the place in the trace, 0 after
+// the first 64) and hands each numbered one to trace_request when it is complete.
+void trace_launch_begins(const std::string& kernel, const std::string& label, dim3 grid);
+void trace_launch_ends();
+// The warp to follow in this block (~0u: none), on the host thread that runs the block.
+std::uint32_t trace_block_begins(uint3 block, std::pair<std::uintptr_t, std::uintptr_t> dynamic_shared,
+                                 std::uintptr_t tls_first);
+std::uint8_t trace_next_place();
+void trace_request(std::uint32_t place, const site_counts& site, const lane_access* lanes, std::size_t count);
+
+// [first, end) of this host thread's TLS block of the program itself, {0, 0} if unknown (tls_guards.cpp).
+std::pair<std::uintptr_t, std::uintptr_t> program_tls_block();
+// The program's thread_local variables (its symbol table's TLS symbols): name, [first, end) offsets
+// in its TLS block (tls_guards.cpp).
+struct tls_symbol {
+    std::string name;
+    std::uintptr_t first, end;
+};
+std::vector<tls_symbol> tls_symbols();
 // [first, end) offsets in the program's TLS block of its thread_local guard variables (tls_guards.cpp).
 std::vector<std::pair<std::uintptr_t, std::uintptr_t>> tls_guard_offsets();
 

@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include "recorder.hpp"
@@ -23,15 +24,6 @@ struct registry {
 registry& launches() {
     static registry instance;
     return instance;
-}
-
-std::uintptr_t load_base() {
-    static const std::uintptr_t base = [] {
-        Dl_info info{};
-        dladdr(reinterpret_cast<void*>(&load_base), &info);
-        return reinterpret_cast<std::uintptr_t>(info.dli_fbase);
-    }();
-    return base;
 }
 
 void add_to_totals(launch_totals& t, const site_counts& s) {
@@ -87,9 +79,10 @@ void write_at_exit() {
     const char* path = std::getenv("CUDA_CPU_BACKEND_COUNTS");
     if (path == nullptr || *path == '\0') return;
     std::vector<launch_record> all = records();
-    resolve_locations(all);
+    std::optional<warp_trace> trace = traced_warp();
+    resolve_locations(all, trace ? &*trace : nullptr);
     if (FILE* out = std::fopen(path, "w")) {
-        const std::string text = to_json(all);
+        const std::string text = to_json(all, trace ? &*trace : nullptr);
         std::fwrite(text.data(), 1, text.size(), out);
         std::fclose(out);
     } else {
@@ -107,6 +100,15 @@ const bool at_exit_registered = [] {
 
 namespace detail {
 
+std::uintptr_t load_base() {
+    static const std::uintptr_t base = [] {
+        Dl_info info{};
+        dladdr(reinterpret_cast<void*>(&load_base), &info);
+        return reinterpret_cast<std::uintptr_t>(info.dli_fbase);
+    }();
+    return base;
+}
+
 void begin_launch(const std::string& kernel, const std::string& file, int line, dim3 grid, dim3 block,
                   std::size_t dynamic_shared_bytes) {
     registry& r = launches();
@@ -120,6 +122,7 @@ void begin_launch(const std::string& kernel, const std::string& file, int line, 
     r.current.block = block;
     r.current.dynamic_shared_bytes = dynamic_shared_bytes;
     r.sites.clear();
+    trace_launch_begins(kernel, r.label, grid);
 }
 
 void add_block(const site_map& sites, std::uint64_t barriers) {
@@ -153,6 +156,7 @@ void end_launch(bool faulted) {
     }
     r.done.push_back(std::move(r.current));
     r.sites.clear();
+    trace_launch_ends();
 }
 
 }  // namespace detail
@@ -181,7 +185,36 @@ const char* kind_name(access_kind kind) {
     return names[static_cast<int>(kind)];
 }
 
-std::string to_json(const std::vector<launch_record>& all) {
+namespace {
+
+// ,"trace": {...}: each access's lanes, null where a lane took no part.
+void trace_json(std::ostream& out, const warp_trace& trace) {
+    out << ",\n\"trace\": {\"label\": " << quoted(trace.label) << ", \"kernel\": " << quoted(trace.kernel)
+        << ", \"block\": " << trace.block << ", \"warp\": " << trace.warp << ", \"accesses\": [";
+    for (std::size_t i = 0; i < trace.accesses.size(); ++i) {
+        const traced_access& a = trace.accesses[i];
+        char pc[32];
+        std::snprintf(pc, sizeof pc, "0x%llx", static_cast<unsigned long long>(a.pc));
+        out << (i ? "," : "") << "\n {\"kind\": " << quoted(kind_name(a.kind)) << ", \"bytes\": " << a.bytes
+            << ", \"region\": " << quoted(a.region) << (a.region[0] == 's' ? ", \"variable\": " + quoted(a.variable) : "")
+            << ", \"location\": " << quoted(a.location.empty() ? "?" : a.location)
+            << ", \"pc\": " << quoted(pc) << ",\n  \"lanes\": [";
+        for (std::uint32_t lane = 0; lane < 32; ++lane) {
+            out << (lane ? ", " : "");
+            if (a.mask >> lane & 1u) {
+                out << static_cast<unsigned long long>(a.address[lane]);
+            } else {
+                out << "null";
+            }
+        }
+        out << "]}";
+    }
+    out << "]}";
+}
+
+}  // namespace
+
+std::string to_json(const std::vector<launch_record>& all, const warp_trace* trace) {
     std::ostringstream out;
     out << "{\"schema\": \"cpu-backend-counts/v1\", \"launches\": [";
     for (std::size_t i = 0; i < all.size(); ++i) {
@@ -224,7 +257,9 @@ std::string to_json(const std::vector<launch_record>& all) {
         }
         out << "]}";
     }
-    out << "\n]}\n";
+    out << "\n]";
+    if (trace) trace_json(out, *trace);
+    out << "}\n";
     return out.str();
 }
 
