@@ -2,8 +2,9 @@
 beside the reference's, the declared ones marked with their question; then one warp's accesses of
 one version on a tiny input, drawn into build/results/labNN-<function>-warp.svg."""
 import os
+import subprocess
 
-from explain import counters, declarations, explanations, reference_table
+from explain import counters, declarations, explanations, reference_table, warp_picture
 from tools import count_kernels, counting_build
 
 TRACE_N = 4096  # the picture's input: one warp's first accesses do not need more
@@ -54,13 +55,9 @@ def table_lines(section, versions):
 def picture(lab, submission_dir, build_dir, function, out_dir):
     """Draws one warp's accesses of `function`; returns the picture's path or why there is none."""
     try:
-        from explain import warp_picture
-    except ImportError:
-        return None, 'the warp picture is not available in this checkout'
-    try:
         _, trace = count_kernels.count(lab, submission_dir, n=TRACE_N, gpu=None, build_dir=build_dir,
-                                       only=function, trace=function)
-    except (counting_build.BuildError, TypeError) as error:
+                                       only=function, trace=function, timeout=explanations.TIMEOUT_S)
+    except (counting_build.BuildError, subprocess.TimeoutExpired) as error:
         return None, f'no picture: {str(error).splitlines()[0][:200]}'
     if not trace or not trace.get('accesses'):
         return None, f'no picture: {function} made no memory access in block 0, warp 0'

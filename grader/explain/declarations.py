@@ -5,6 +5,7 @@ import json
 import os
 
 from explain import counters
+from tools import counting_build
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
@@ -15,12 +16,10 @@ class DeclarationError(Exception):
 
 def lab_folder(lab):
     """'04' -> 'labs/04-thread-per-bin' (absolute), from labs/labs.txt; None when not listed."""
-    with open(os.path.join(ROOT, 'labs', 'labs.txt'), encoding='utf-8') as f:
-        for line in f:
-            folder = line.split('#')[0].strip()
-            if folder and folder.split('-')[0] == lab:
-                return os.path.join(ROOT, 'labs', folder)
-    return None
+    try:
+        return os.path.join(ROOT, 'labs', counting_build.lab_folder(lab)[0])
+    except counting_build.BuildError:
+        return None
 
 
 def load(lab):

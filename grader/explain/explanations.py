@@ -29,7 +29,7 @@ def count_submission(lab, submission_dir, build_dir, trace=None):
     (and the traced warp, when `trace` names a function). Raises counting_build.BuildError."""
     given = reference_table.INPUT
     found = count_kernels.count(lab, submission_dir, n=given['n'], input_kind=given['input'],
-                                seed=given['seed'], gpu=None, build_dir=build_dir,
+                                seed=given['seed'], gpu=None, build_dir=build_dir, timeout=TIMEOUT_S,
                                 **({'trace': trace} if trace else {}))
     return found if trace else (found, None)
 

@@ -92,7 +92,7 @@ def add_occupancy(launches, source, lab, gpu, defines):
 
 
 def count(lab, submission='solutions', known_wrong=None, n=65536, input_kind='uniform', seed=1,
-          only=None, gpu='H100', build_dir='build', trace=None):
+          only=None, gpu='H100', build_dir='build', trace=None, timeout=600):
     """The records of every launch (the counting mode's JSON, 'launches'), with occupancy added.
     trace: 'LABEL' or 'LABEL:BLOCK:WARP' (block 0 warp 0 by default): then returns (launches,
     the JSON's 'trace'), one warp's first accesses lane by lane in the first launch labelled LABEL
@@ -104,7 +104,8 @@ def count(lab, submission='solutions', known_wrong=None, n=65536, input_kind='un
     program = counting_build.build_driver(build_dir, lab, source, counting=True, defines=defines)
     with tempfile.TemporaryDirectory(prefix='counts_') as scratch:
         counts = os.path.join(scratch, 'counts.json')
-        status, out, err = counting_build.run_driver(program, n, input_kind, seed, only, counts, trace=trace)
+        status, out, err = counting_build.run_driver(program, n, input_kind, seed, only, counts, timeout=timeout,
+                                                     trace=trace)
         if status != 0 or not os.path.isfile(counts):
             raise counting_build.BuildError(f'{program} ended with status {status}:\n{out[-2000:]}{err[-2000:]}')
         with open(counts, encoding='utf-8') as f:
