@@ -1,0 +1,71 @@
+"""explain/gpu_counters.py without a GPU: a stand-in ncu (a script printing what ncu prints) and the
+count driver's build mocked. The counters come out per function as the counting mode's do; a
+driver that keeps the counters to administrators is said in one line with the fix; launches that
+do not match the counting mode's are refused, not guessed.
+Run: PYTHONPATH=grader python3 grader/explain/tests/test_gpu_counters.py"""
+import os
+import stat
+import tempfile
+import unittest
+from unittest import mock
+
+from explain import gpu_counters
+from tools import compare_counters_ncu
+
+HEADER = '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"'
+COUNTED = [{'label': 'histogram_v2_banks', 'kernel': 'histogram_v2_banks_kernel', 'metrics': {}}]
+
+
+def ncu_script(folder, text, status=0):
+    path = os.path.join(folder, 'ncu')
+    with open(path, 'w') as f:
+        f.write(f"#!/bin/sh\ncat <<'EOF'\n{text}\nEOF\nexit {status}\n")
+    os.chmod(path, os.stat(path).st_mode | stat.S_IEXEC)
+    return path
+
+
+def rows(kernel, values, launch=0):
+    return '\n'.join(f'"{launch}","{kernel}(int const*, int, int*, int)","{m}","","{v}"' for m, v in values.items())
+
+
+class Measure(unittest.TestCase):
+    def measure(self, text, counted=COUNTED):
+        with tempfile.TemporaryDirectory() as folder:
+            ncu = ncu_script(folder, text)
+            with mock.patch.object(compare_counters_ncu, 'build_gpu_driver', return_value='/bin/true'):
+                return gpu_counters.measure('04', 'lab.cu', counted, '90', nvcc='/usr/bin/nvcc', ncu=ncu)
+
+    def test_the_counters_per_function_as_the_counting_modes(self):
+        found = self.measure(HEADER + '\n' + rows('histogram_v2_banks_kernel', {
+            'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum': 2048, 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum': 8192,
+            'smsp__inst_executed_op_shared_ld.sum': 100, 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum': 410,
+            'l1tex__t_requests_pipe_lsu_mem_global_op_red.sum': 512, 'smsp__inst_executed.sum': 1000,
+            'smsp__thread_inst_executed.sum': 32000}))
+        self.assertEqual(found['status'], 'measured')
+        values = found['functions']['histogram_v2_banks']
+        self.assertEqual((values['global_load_sectors_per_request'], values['shared_bank_conflicts_per_request'],
+                          values['global_atomic_requests'], values['active_lanes_per_instruction']), (4.0, 4.1, 512, 32.0))
+        self.assertNotIn('global_atomic_lanes_per_address', values)  # the CPU model's alone
+        self.assertNotIn('barriers', values)
+
+    def test_counters_kept_to_administrators_say_so_with_the_fix(self):
+        found = self.measure('==ERROR== ERR_NVGPUCTRPERM - The user does not have permission to access NVIDIA GPU '
+                             'Performance Counters on the target device 0.')
+        self.assertEqual(found['status'], 'not-permitted')
+        self.assertIn('NVreg_RestrictProfilingToAdminUsers=0', found['message'])
+        self.assertIn("the counters shown are the CPU model's", found['message'])
+
+    def test_launches_that_differ_from_the_counting_modes_are_refused(self):
+        found = self.measure(HEADER + '\n' + rows('some_other_kernel', {'smsp__inst_executed.sum': 1}))
+        self.assertEqual(found['status'], 'unavailable')
+        found = self.measure(HEADER)
+        self.assertIn('ncu profiled 0 launches, the counting mode counted 1', found['message'])
+
+    def test_no_ncu_or_nvcc_is_said(self):
+        found = gpu_counters.measure('04', 'lab.cu', COUNTED, '90', nvcc=None, ncu=None)
+        self.assertEqual(found['status'], 'unavailable')
+        self.assertIn('needs nvcc and ncu', found['message'])
+
+
+if __name__ == '__main__':
+    unittest.main()
