@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """Executes handouts/workbook.ipynb headless (nbclient) in a fresh copy of this checkout (its
 tracked and unignored files, no build), grading lab 01 of the solutions, then of the starter, and
-checks the cells' outputs: the runtime named, the solutions with no failed test and some points,
-the starter at 0, the explanation's table and warp picture, a sweep figure shown. The backend is
+checks the cells' outputs: the runtime named, the solutions with no failed test, some points, Why
+lines and a warp picture, the starter at 0 without Why lines, the explanation's table, a sweep
+figure shown. The backend is
 the notebook's own choice (cuda on a machine with a GPU and nvcc, else cpu).
 
     python3 handouts/notebook/run_notebook.py [--keep DIR] [--needs-gpu]
@@ -83,11 +84,14 @@ def check(notebook, submission, failures):
         expect(bool(score) and score[0] > 0, f'points earned ({score})')
     else:
         expect(bool(score) and score[0] == 0, f'the starter earns 0 ({score})')
-    expect('Why: ' in graded, 'the score table has its Why lines')
     explained = cell(notebook, EXPLAIN_CELL)
     expect('lab01: counters per graded function' in text_of(explained), 'the explanation\'s table is shown')
-    expect(any('image/svg+xml' in out.get('data', {}) for out in explained.get('outputs', [])),
-           'one warp\'s accesses are drawn inline')
+    drawn = any('image/svg+xml' in out.get('data', {}) for out in explained.get('outputs', []))
+    if submission == 'solutions':
+        expect('Why: ' in graded, 'the score table has its Why lines')
+        expect(drawn, 'one warp\'s accesses are drawn inline')
+    else:  # nothing passes, so nothing is compared; the starter's kernels access no memory to draw
+        expect('Why: ' not in graded, 'no Why lines while no test passes')
     sweep = cell(notebook, SWEEP_CELL)
     expect(any('image/png' in out.get('data', {}) for out in sweep.get('outputs', [])), 'a sweep figure is shown')
     return score
