@@ -43,8 +43,13 @@ def load_workflow(path):
         import yaml
     except ImportError:
         raise SystemExit("error: run_workflow.py needs PyYAML: python3 -m pip install pyyaml")
-    with open(path, encoding="utf-8") as f:
-        workflow = yaml.safe_load(f)
+    try:
+        with open(path, encoding="utf-8") as f:
+            workflow = yaml.safe_load(f)
+    except OSError as error:
+        raise SystemExit(f"error: cannot read the workflow: {error}; name it with --workflow")
+    except yaml.YAMLError as error:
+        raise SystemExit(f"error: {path} is not valid YAML ({error}); is it a workflow file?")
     if not isinstance(workflow, dict) or not isinstance(workflow.get("jobs"), dict):
         raise SystemExit(f"error: {path} is not a workflow (no jobs:)")
     return workflow
