@@ -20,18 +20,13 @@ Whatever happens, a results.json is written: Gradescope shows nothing useful wit
 """
 import json
 import os
-import shutil
-import subprocess
 import sys
-import tempfile
 import traceback
 
-from batch import reports, submissions  # grader/, on PYTHONPATH (run_autograder, setup.sh)
+from batch import reports, single, submissions  # grader/, on PYTHONPATH (run_autograder, setup.sh)
+from batch.single import GRADER_PROBLEM, read_text
 
 SOURCE = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-
-GRADER_PROBLEM = ("The autograder could not grade this submission; this is a problem of the "
-                  "grading set-up, not of your code. Your course staff has been told what went wrong.")
 
 
 def root():
@@ -40,14 +35,6 @@ def root():
 
 def work_dir():
     return os.environ.get("AUTOGRADER_WORK") or os.path.join(root(), "work")
-
-
-def read_text(path, default=""):
-    try:
-        with open(path, encoding="utf-8") as f:
-            return f.read()
-    except OSError:
-        return default
 
 
 def load_metadata():
@@ -148,36 +135,15 @@ def run_precomputed():
 # ---- cpu -----------------------------------------------------------------------------------------
 def grade_arguments():
     """grade_submissions.py options packed into the zip (one a line), and the hidden seed's file."""
-    args = [line.strip() for line in read_text(os.path.join(SOURCE, "gradescope_grade_args"))
-            .splitlines() if line.strip()]
-    seed_file = os.path.join(SOURCE, ".gradescope", "seed")  # make_autograder_zip.SEED_FILE
-    if os.path.isfile(seed_file):
-        args += ["--seed-file", seed_file]
-    return args
+    return single.read_arguments(os.path.join(SOURCE, "gradescope_grade_args"),
+                                 os.path.join(SOURCE, ".gradescope", "seed"))  # make_autograder_zip.SEED_FILE
 
 
 def grade_here(submission, name):
-    """Grade one folder with grade_submissions.py on the CPU backend; (results or None, output)."""
-    scratch = tempfile.mkdtemp(prefix="gradescope-")
-    try:
-        class_dir = os.path.join(scratch, "class")
-        os.makedirs(class_dir)
-        shutil.copytree(submission, os.path.join(class_dir, name), symlinks=True)
-        report = os.path.join(scratch, "report")
-        command = [sys.executable, os.path.join(SOURCE, "grader", "grade_submissions.py"), class_dir,
-                   "--out", report, "--backend", "cpu", "--work-dir", work_dir(),
-                   "--no-matplotlib"] + grade_arguments()
-        print("$ " + " ".join(command), flush=True)
-        done = subprocess.run(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                              errors="replace", cwd=scratch)
-        print(done.stdout, flush=True)
-        try:
-            with open(os.path.join(report, "submissions", name, "results.json"), encoding="utf-8") as f:
-                return json.load(f), done.stdout
-        except (OSError, ValueError):
-            return None, done.stdout
-    finally:
-        shutil.rmtree(scratch, ignore_errors=True)
+    """Grade one folder with grade_submissions.py on the CPU backend (batch/single.py, shared
+    with the Classroom and PrairieLearn graders); (results or None, output)."""
+    graded = single.grade_folder(submission, name, work_dir(), grade_arguments(), "cpu", SOURCE)
+    return graded.results, graded.output
 
 
 def run_cpu():
@@ -187,8 +153,7 @@ def run_cpu():
     if results is None:
         # grade_submissions.py says why on lines starting "error:" (no sandbox: bwrap missing or
         # unable to start here, a build set-up failure, ...); the student sees them too.
-        errors = [line for line in output.splitlines() if line.startswith(("error", "warning"))]
-        return zero_results(GRADER_PROBLEM + "\n\n" + "\n".join(errors[-10:] or output.splitlines()[-10:]))
+        return zero_results(GRADER_PROBLEM + "\n\n" + "\n".join(single.Graded(output=output).problems()))
     results["output"] = ("Graded on Gradescope's CPU backend: correctness only (speed needs a GPU "
                          "and is not part of this score).\n" + results.get("output", ""))
     return results

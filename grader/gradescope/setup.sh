@@ -15,10 +15,8 @@ case "$mode" in
     apt-get install -y --no-install-recommends python3
     ;;
   cpu)
-    # g++ (with binutils' nm for the symbol checks), GoogleTest through pkg-config (otherwise
-    # meson downloads it at each build), bubblewrap and util-linux (prlimit, setpriv) for the sandbox.
-    apt-get install -y --no-install-recommends python3 python3-venv python3-pip g++ binutils \
-      pkg-config libgtest-dev bubblewrap util-linux
+    # g++, GoogleTest, bubblewrap, util-linux, python3-venv: the list is the batch's own.
+    bash "$source_dir/grader/batch/install_cpu_tools.sh"
     python3 -m venv "$source_dir/.venv"
     "$source_dir/.venv/bin/python3" -m pip install --quiet --disable-pip-version-check \
       -r "$source_dir/requirements.txt"
