@@ -3,7 +3,7 @@
       driver runs, and questions its handout asks;
   (b) the solutions are never flagged: on the other input kinds (equal, ramp) and another seed,
       against their own counters on the default input (n = 65536, uniform, seed 1);
-  (c) each slow variant (solutions/slow/NAME/, one lab file) is flagged by a watched counter of the
+  (c) each slow variant (solutions/slow/NAME.patch, made into a lab file) is flagged by a watched counter of the
       version it slows down, and no other version of its lab is.
   test_declarations.py BUILD_DIR      (a build folder with the CPU backend; meson gives it)"""
 import json
@@ -12,7 +12,7 @@ import re
 import sys
 import unittest
 
-from explain import counters
+from explain import counters, slow_variants
 from tools import count_kernels, counting_build
 
 BUILD_DIR = None
@@ -21,7 +21,7 @@ LABS = ['01', '02', '03', '04', '05', '06']
 DEFAULT = ('uniform', 1)
 OTHER_INPUTS = [('equal', 1), ('ramp', 1), ('uniform', 2)]
 KEYS = {'counter', 'slack', 'floor', 'question', 'fix'}
-# Each slow variant: its folder under solutions/slow/ and the function (version) it slows down.
+# Each slow variant: its patch under solutions/slow/ and the function (version) it slows down.
 SLOW_VARIANTS = {
     'lab01-v2-chunks': 'histogram_v2_grid_stride',
     'lab02-v3-serial-loads': 'histogram_v3_manual_ilp',
@@ -30,7 +30,6 @@ SLOW_VARIANTS = {
     'lab05-v3-no-padding': 'scan_v3_blelloch_padded',
     'lab06-remap-global-table': 'remap',
 }
-SLOW = os.path.join(ROOT, 'solutions', 'slow')
 # The count driver's calls: {"name", [&] ...}, version("name", ...), block_scan("name", ...).
 DRIVER_CALL = re.compile(r'(?:\{|\bversion\(|\bblock_scan\()"([a-z][a-z0-9_]*)"')
 HANDOUT_PART = re.compile(r'^##\s+Q(\d+)\b', re.M)
@@ -123,15 +122,17 @@ class Declarations(unittest.TestCase):
                     self.assertEqual(flagged(lab, per_function(lab, inputs=inputs), reference), [])
 
     def test_each_slow_variant_is_flagged_where_it_is_slow_and_nowhere_else(self):
-        self.assertEqual(sorted(os.listdir(SLOW)), sorted(list(SLOW_VARIANTS) + ['README.md']))
+        self.assertEqual(slow_variants.names(), sorted(SLOW_VARIANTS))
+        out = os.path.join(BUILD_DIR, 'slow')  # a lasting folder: the count drivers' cache keys name it
         for name, function in SLOW_VARIANTS.items():
             with self.subTest(variant=name):
-                files = [f for f in os.listdir(os.path.join(SLOW, name)) if f.endswith('.cu')]
+                folder = slow_variants.make(name, out)
+                files = [f for f in os.listdir(folder) if f.endswith('.cu')]
                 self.assertEqual(len(files), 1, 'one lab file per variant')
                 lab = files[0][3:5]
-                with open(os.path.join(SLOW, name, files[0]), encoding='utf-8') as f:
+                with open(os.path.join(folder, files[0]), encoding='utf-8') as f:
                     self.assertIn('// SLOW VARIANT:', f.read())
-                found = flagged(lab, per_function(lab, os.path.join(SLOW, name)), per_function(lab))
+                found = flagged(lab, per_function(lab, folder), per_function(lab))
                 self.assertTrue(found, f'{name}: no watched counter of {function} differs')
                 self.assertEqual({f for f, _, _, _ in found}, {function}, found)
 

@@ -11,7 +11,7 @@ import unittest
 from unittest import mock
 
 import report
-from explain import counters, declarations, explanations, reference_table
+from explain import counters, declarations, explanations, reference_table, slow_variants
 
 DECLARED = {'versions': [
     {'function': 'histogram_v2_banks', 'version': 'v2 banks', 'speed_tests': ['Lab04Speed.Banks'],
@@ -129,6 +129,23 @@ class Declarations(unittest.TestCase):
                     for test in version.get('speed_tests', []):
                         suite, name = test.split('.')
                         self.assertRegex(sources, rf'TEST\w*\(\s*{suite},\s*{name},', f'lab {lab}: no speed test {test}')
+
+
+class SlowVariants(unittest.TestCase):
+    PATCH = ['--- a/solutions/x.cu', '+++ b/solutions/x.cu', '@@ -2,3 +2,3 @@', ' b', '-c', '+C // SLOW VARIANT: x', ' d']
+
+    def test_a_patch_applies_strictly(self):
+        self.assertEqual(slow_variants.apply(list('abcde'), self.PATCH, 'p'), ['a', 'b', 'C // SLOW VARIANT: x', 'd', 'e'])
+        with self.assertRaisesRegex(slow_variants.PatchError, 'line 3 of the solution .* remake the patch'):
+            slow_variants.apply(list('abXde'), self.PATCH, 'p')
+
+    def test_every_variant_applies_to_its_solution_now(self):
+        with tempfile.TemporaryDirectory() as out:
+            for name in slow_variants.names():
+                folder = slow_variants.make(name, out)
+                (lab_file,) = os.listdir(folder)
+                with open(os.path.join(folder, lab_file), encoding='utf-8') as f:
+                    self.assertIn('// SLOW VARIANT:', f.read(), name)
 
 
 class ReferenceTable(unittest.TestCase):
