@@ -17,6 +17,7 @@ Exit status: 0, 1 a launch faulted or the driver failed, 2 usage or build error.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -113,9 +114,37 @@ def count(lab, submission='solutions', known_wrong=None, n=65536, input_kind='un
     launches = records['launches']
     if trace is not None and 'trace' not in records:
         raise counting_build.BuildError(f'no trace for {trace!r} (LABEL or LABEL:BLOCK:WARP):\n{err[-2000:]}')
+    name_backend_lines(launches, records.get('trace'), source)
     if gpu:
         add_occupancy(launches, source, lab, gpu, defines)
     return launches if trace is None else (launches, records['trace'])
+
+
+def kernel_line(source, kernel):
+    """'FILE:LINE' of the __global__ function `kernel` ('name' or 'name<...>') in `source`, or None."""
+    try:
+        with open(source, encoding='utf-8', errors='replace') as f:
+            text = f.read()
+    except OSError:
+        return None
+    found = re.search(r'__global__[^;{}]*?\b(' + re.escape(kernel.split('<')[0]) + r')\s*\(', text)
+    return f'{source}:{text[:found.start(1)].count(chr(10)) + 1}' if found else None
+
+
+def name_backend_lines(launches, trace, source):
+    """Where the compiler kept no line of the kernel for an access (its debug line is the CPU
+    backend's launch code, e.g. a loop under #pragma unroll at -O3), the site names the kernel's
+    first line and says so, rather than a line of the backend."""
+    def fix(location, kernel):
+        if '/cpu_backend/include/' not in location:
+            return location
+        line = kernel_line(source, kernel)
+        return f'{line} ({kernel}: no finer line kept)' if line else location
+    for launch in launches:
+        for site in launch.get('sites', []):
+            site['location'] = fix(site['location'], launch['kernel'])
+    for access in (trace or {}).get('accesses', []):
+        access['location'] = fix(access['location'], trace.get('kernel', ''))
 
 
 def print_table(launches, sites):

@@ -100,7 +100,9 @@ def build_driver(build_dir, lab, submission_file, counting=True, defines=()):
     if not os.path.isfile(driver):
         raise BuildError(f'lab {lab} has no count driver ({driver})')
     libraries = ensure_libraries(build_dir, counting)
-    sources = [submission_file, driver, os.path.join(DRIVERS, 'count_driver.cuh')] + sorted(
+    # The key also covers how a driver is made: this file and the launch transform.
+    sources = [submission_file, driver, os.path.join(DRIVERS, 'count_driver.cuh'), os.path.realpath(__file__),
+               os.path.join(BACKEND, 'transform_launches.py')] + sorted(
         os.path.join(lab_dir, f) for f in os.listdir(lab_dir) if f.endswith(('.cuh', '.hpp')))
     members = [m for library in libraries for m in _archive_members(library)]
     key = _digest(sources + libraries + members, (lab, os.path.realpath(submission_file), counting, list(defines)))
@@ -116,6 +118,7 @@ def build_driver(build_dir, lab, submission_file, counting=True, defines=()):
         if not os.path.isfile(program):
             # A submission's own copy of the lab header is not the lab's: graded builds ignore it too.
             graded_folders = ('solutions', 'starter', os.path.join('labs', folder, 'known_wrong'))
+            shown_as = os.path.abspath(submission_file)  # what #line, and so every site, names
             if os.path.realpath(os.path.dirname(submission_file)) not in (os.path.realpath(os.path.join(ROOT, d)) for d in graded_folders):
                 copy = os.path.join(out, os.path.basename(submission_file))
                 shutil.copyfile(submission_file, copy)
@@ -123,20 +126,29 @@ def build_driver(build_dir, lab, submission_file, counting=True, defines=()):
             work = tempfile.mkdtemp(prefix='build-', dir=out)
             try:
                 os.replace(_compile(build_dir, lab, lab_dir, driver, submission_file, counting, defines,
-                                    libraries, work), program)
+                                    libraries, work, shown_as), program)
             finally:
                 shutil.rmtree(work, ignore_errors=True)
     return program
 
 
-def _compile(build_dir, lab, lab_dir, driver, submission_file, counting, defines, libraries, out):
-    """Transforms, compiles and links into the folder `out`; returns the program's path there."""
+def _compile(build_dir, lab, lab_dir, driver, submission_file, counting, defines, libraries, out, shown_as):
+    """Transforms, compiles and links into the folder `out`; returns the program's path there.
+    `shown_as`: the path the #line directives give the submission (its own, not a copy's)."""
     cxx = compiler(build_dir)
     includes = ['-I', ROOT, '-I', lab_dir, '-I', DRIVERS, '-I', os.path.join(BACKEND, 'include')]
     mode = COUNTING_FLAGS if counting else []
     transformed = os.path.join(out, 'lab.cpp')
     _run(['python3', os.path.join(BACKEND, 'transform_launches.py'), submission_file, transformed, '-I', lab_dir]
          + (['--counting'] if counting else []), 'the launch transform')
+    if os.path.abspath(submission_file) != shown_as:
+        with open(transformed, encoding='utf-8') as f:
+            text = f.read()
+        named = f'"{os.path.abspath(submission_file)}"', f'"{submission_file}"'
+        lines = [line.replace(named[0], f'"{shown_as}"').replace(named[1], f'"{shown_as}"')
+                 if line.startswith('#line ') else line for line in text.split('\n')]
+        with open(transformed, 'w', encoding='utf-8') as f:
+            f.write('\n'.join(lines))
     flags = COMMON_FLAGS + mode + includes + [f'-D{d}' for d in defines] + ['-DGRADER_RUNNER_SIDE']
     quiet = ['-w']  # the student's warnings are the graded build's business
     _run(cxx + flags + (INSTRUMENT_FLAGS if counting else []) + quiet + ['-c', transformed, '-o', os.path.join(out, 'lab.o')],

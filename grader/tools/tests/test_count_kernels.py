@@ -118,6 +118,18 @@ class CountingPins(unittest.TestCase):
         self.assertEqual(blelloch_shared(False)[0], 174)  # 32 + 2 x (36 up-sweep + 35 down-sweep warps)
 
 
+class SiteLines(unittest.TestCase):
+    def test_sites_name_the_lab_file_never_the_backends_code(self):
+        # At -O3, g++ keeps no line of lab 02 v2's loop under #pragma unroll: its accesses carry the
+        # CPU backend's launch line, which the sites replace with the kernel's first line.
+        found = count_kernels.count('02', 'solutions', build_dir=BUILD_DIR, gpu=None, only='histogram_v2_pragma_unroll')
+        locations = {site['location'] for launch in found for site in launch['sites']}
+        self.assertTrue(locations)
+        for location in locations:
+            self.assertIn('solutions/lab02_unrolling_ilp.cu:', location)
+            self.assertNotIn('cpu_backend', location)
+
+
 class ParallelBuilds(unittest.TestCase):
     def test_two_builds_of_one_driver_at_once(self):
         # meson runs the counting tests side by side: both may build the same driver. CI once
