@@ -22,6 +22,8 @@ predecessors' flags as long as they are not ready).
   shared load/store requests               exact
   global atomic requests (atom + red)      exact
   shared atomic requests                   exact
+  theoretical occupancy % (H100, H200,     exact to 0.01 (occupancy.py's table of the model named by
+  A100, RTX 4090; registers from nvcc)     nvidia-smi, against ncu's sm__maximum_warps_per_active_cycle_pct)
 """
 import argparse
 import csv
@@ -39,7 +41,7 @@ if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
         os.environ, PYTHONPATH=os.pathsep.join(filter(None, [GRADER, os.environ.get("PYTHONPATH")]))))
 
 import toolchain  # noqa: E402
-from tools import count_kernels, counting_build  # noqa: E402
+from tools import count_kernels, counting_build, occupancy  # noqa: E402
 
 SKIP = 77
 ROOT = counting_build.ROOT
@@ -53,11 +55,16 @@ NCU_METRICS = [
     'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum', 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum',
     'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum', 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum',
 ]
+# ncu's theoretical occupancy, against occupancy.py's figure for the same GPU model.
+OCCUPANCY_METRIC = 'sm__maximum_warps_per_active_cycle_pct'
 
 
-def compared(cpu, gpu):
-    """[(metric, cpu value, ncu value)] of one launch; metrics ncu did not report are left out."""
+def compared(cpu, gpu, occupancy=None):
+    """[(metric, cpu value, ncu value)] of one launch; metrics ncu did not report are left out.
+    `occupancy`: the counting mode's theoretical occupancy (occupancy.py) for this GPU's model."""
     rows = []
+    if occupancy is not None and OCCUPANCY_METRIC in gpu:
+        rows.append(('theoretical occupancy %', round(100 * occupancy, 2), round(gpu[OCCUPANCY_METRIC], 2)))
     for op in ('ld', 'st'):
         req, sect = f'l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum', f'l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum'
         if req in gpu and sect in gpu and (cpu[req] or gpu[req]):
@@ -145,8 +152,12 @@ def main(argv=None):
         print(f'SKIP: needs nvcc and ncu (nvcc: {nvcc or "not found"}, ncu: {ncu or "not found"})')
         return SKIP
     arch = options.arch or gpus.stdout.split()[0].replace('.', '')
+    named = subprocess.run(['nvidia-smi', '--query-gpu=name', '--format=csv,noheader'], capture_output=True,
+                           text=True).stdout.splitlines()
+    model = next((m for m in occupancy.GPUS if named and m in named[0].replace(' ', '')), None)
     listed = subprocess.run([ncu, '--query-metrics'], capture_output=True, text=True).stdout
-    metrics = [m for m in NCU_METRICS if m.rsplit('.', 1)[0] in listed]
+    metrics = [m for m in NCU_METRICS + [OCCUPANCY_METRIC] if m.rsplit('.', 1)[0] in listed]
+    print(f'occupancy compared for: {model or "no model of occupancy.py (" + (named or ["?"])[0] + ")"}')
     print(f'ncu {ncu}, sm_{arch}; metrics ncu does not know, left out: {sorted(set(NCU_METRICS) - set(metrics)) or "none"}')
     failures = compared_count = 0
     print(f"{'kernel':<58} {'metric':<58} {'CPU':>12} {'ncu':>12}  verdict")
@@ -158,7 +169,7 @@ def main(argv=None):
                 source = count_kernels.submission_file(lab, variant if define is None else 'solutions', define)
                 defines = [f'KNOWN_WRONG={define}'] if define else []
                 try:
-                    cpu = count_kernels.count(lab, variant, define, n=options.n, gpu=None, build_dir=options.build_dir)
+                    cpu = count_kernels.count(lab, variant, define, n=options.n, gpu=model, build_dir=options.build_dir)
                     gpu = run_ncu(ncu, build_gpu_driver(nvcc, arch, lab, source, defines, scratch), metrics, options.n)
                 except (counting_build.BuildError, subprocess.TimeoutExpired) as error:
                     print(f'lab {lab} {variant} {define or ""}: not compared: {error}')
@@ -174,7 +185,8 @@ def main(argv=None):
                         print(f'{label:<58} launch order differs: ncu ran {kernel}')
                         failures += 1
                         continue
-                    for metric, mine, theirs in compared(c['metrics'], values):
+                    occupied = (c.get('occupancy') or {}).get('occupancy') if (c.get('occupancy') or {}).get('from') == 'nvcc' else None
+                    for metric, mine, theirs in compared(c['metrics'], values, occupied):
                         ok = mine == theirs or (tolerant and abs(mine - theirs) <= 0.02 * max(abs(theirs), 1))
                         compared_count += 1
                         failures += not ok
