@@ -9,29 +9,9 @@
 #include "grader/core/device.cuh"
 #include "grader/core/device_buffer.cuh"
 #include "grader/core/timing.cuh"
+#include "yardstick_kernels.cuh"  // beside this file: the CPU backend's transform inlines it
 
 namespace grader {
-namespace {
-
-constexpr int kPrivatizedThreads = 256;
-constexpr int kPrivatizedBlocksPerSm = 8;  // enough resident warps to hide the load latency
-
-__global__ void histogram_privatized(const int* samples, int n, int* bins, int num_bins) {
-  extern __shared__ int s_bins[];  // num_bins ints, sized by the launch
-  for (int b = threadIdx.x; b < num_bins; b += blockDim.x) s_bins[b] = 0;
-  __syncthreads();
-  const int stride = gridDim.x * blockDim.x;
-  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) {
-    const int value = samples[i];
-    if (value >= 0 && value < num_bins) atomicAdd(&s_bins[value], 1);
-  }
-  __syncthreads();  // every sample of the block is counted before the merge reads the bins
-  for (int b = threadIdx.x; b < num_bins; b += blockDim.x) {
-    if (s_bins[b] != 0) atomicAdd(&bins[b], s_bins[b]);
-  }
-}
-
-}  // namespace
 
 void privatized_histogram(const int* d_samples, int n, int* d_bins, int num_bins) {
   if (num_bins < 1 || num_bins > kPrivatizedMaxBins) {
@@ -40,9 +20,8 @@ void privatized_histogram(const int* d_samples, int n, int* d_bins, int num_bins
                                 std::to_string(kPrivatizedMaxBins));
   }
   if (n == 0) return;
-  const int blocks = device_status().properties.multiProcessorCount * kPrivatizedBlocksPerSm;
-  histogram_privatized<<<blocks, kPrivatizedThreads, num_bins * sizeof(int)>>>(d_samples, n, d_bins,
-                                                                             num_bins);
+  yardstick_kernels::launch_histogram_privatized(d_samples, n, d_bins, num_bins,
+                                                 device_status().properties.multiProcessorCount);
 }
 
 Measurement measure_privatized_histogram(const int* d_samples, int n, int num_bins) {

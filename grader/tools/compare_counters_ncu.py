@@ -2,11 +2,12 @@
 """The counting mode against a GPU: every launch of the count drivers (count_drivers/) runs once
 under Nsight Compute on this machine's GPU and once under the CPU backend's counting mode, on the
 same input, and their counters are compared metric by metric. Kernels: the solutions, the
-starters (their given kernels), and each known-wrong kernel (labs/*/meson.build's known-wrong
-cases). Prints a table (kernel, metric, CPU count, ncu count, verdict); exit 0 when every
+starters (their given kernels), each known-wrong kernel (labs/*/meson.build's known-wrong
+cases), and the grader's yardsticks (--labs yardsticks: read, global-atomics baseline,
+privatized histogram, with a 132-multiprocessor grid). Prints a table (kernel, metric, CPU count, ncu count, verdict); exit 0 when every
 compared figure agrees, 1 when one does not, 2 on a build error, 77 (skip) without a GPU or ncu.
 
-  python3 grader/tools/compare_counters_ncu.py [--build-dir build] [--labs 01,04] [--ncu PATH]
+  python3 grader/tools/compare_counters_ncu.py [--build-dir build] [--labs 01,04,yardsticks] [--ncu PATH]
       [--arch 90] [--n 65536] [--only-solutions]
 
 Needs: nvcc, ncu (Nsight Compute; its default path is searched beside nvcc) with permission to
@@ -102,12 +103,11 @@ def known_wrong_defines(lab):
 
 
 def build_gpu_driver(nvcc, arch, lab, source, defines, out_dir):
-    folder, _ = counting_build.lab_folder(lab)
-    program = os.path.join(out_dir, f'lab{lab}_{abs(hash((source, tuple(defines)))):x}')
+    name, lab_dir, driver, _, _ = counting_build.driver_target(lab)
+    program = os.path.join(out_dir, f'{name}_{abs(hash((source, tuple(defines)))):x}')
     command = [nvcc, '-std=c++17', '-O3', '-lineinfo', f'-gencode=arch=compute_{arch},code=sm_{arch}',
-               '-I', ROOT, '-I', os.path.join(ROOT, 'labs', folder), '-I', counting_build.DRIVERS, '-DGRADER_RUNNER_SIDE',
-               '-w'] + [f'-D{d}' for d in defines] + [
-               os.path.join(counting_build.DRIVERS, f'lab{lab}_count.cu'), source, '-o', program]
+               '-I', ROOT, '-I', lab_dir, '-I', counting_build.DRIVERS, '-DGRADER_RUNNER_SIDE',
+               '-w'] + [f'-D{d}' for d in defines] + [driver, source, '-o', program]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         raise counting_build.BuildError(f'nvcc failed for {source} {defines}:\n{done.stderr[-3000:]}')
@@ -135,7 +135,7 @@ def run_ncu(ncu, program, metrics, n, timeout=600):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--build-dir', default=os.path.join(ROOT, 'build'))
-    parser.add_argument('--labs', default='01,02,03,04,05,06')
+    parser.add_argument('--labs', default=f'01,02,03,04,05,06,{counting_build.YARDSTICKS}')
     parser.add_argument('--ncu')
     parser.add_argument('--arch', help='compute capability to build for (default: the first GPU)')
     parser.add_argument('--n', type=int, default=65536)
@@ -163,8 +163,10 @@ def main(argv=None):
     print(f"{'kernel':<58} {'metric':<58} {'CPU':>12} {'ncu':>12}  verdict")
     with tempfile.TemporaryDirectory(prefix='ncu_compare_') as scratch:
         for lab in options.labs.split(','):
-            folder, name = counting_build.lab_folder(lab)
-            variants = [('solutions', None), ('starter', None)] + [('known-wrong', d) for d in known_wrong_defines(lab)]
+            if lab == counting_build.YARDSTICKS:
+                variants = [('grader', None)]  # the grader's own kernels (count_drivers/yardstick_launches.cu)
+            else:
+                variants = [('solutions', None), ('starter', None)] + [('known-wrong', d) for d in known_wrong_defines(lab)]
             for variant, define in variants[:1] if options.only_solutions else variants:
                 source = count_kernels.submission_file(lab, variant if define is None else 'solutions', define)
                 defines = [f'KNOWN_WRONG={define}'] if define else []

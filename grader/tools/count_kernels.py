@@ -53,7 +53,10 @@ COLUMNS = [
 
 
 def submission_file(lab, submission, known_wrong):
-    """The lab .cu file to count: of solutions/, starter/, a folder, or the lab's known-wrong file."""
+    """The lab .cu file to count: of solutions/, starter/, a folder, or the lab's known-wrong file
+    (the yardsticks: the grader's own, count_drivers/yardstick_launches.cu)."""
+    if lab == counting_build.YARDSTICKS:
+        return os.path.join(counting_build.DRIVERS, 'yardstick_launches.cu')
     folder, name = counting_build.lab_folder(lab)
     if known_wrong is not None:
         path = os.path.join(ROOT, 'labs', folder, 'known_wrong', f'lab{lab}_known_wrong.cu')
@@ -78,9 +81,9 @@ def ensure_build_dir(build_dir):
 def add_occupancy(launches, source, lab, gpu, defines):
     """Adds 'occupancy' to each launch: for `gpu`, with nvcc's registers and static shared memory
     where the toolkit is found ('resources': 'nvcc') or from the launch shape alone ('shape')."""
-    folder, _ = counting_build.lab_folder(lab)
+    _, lab_dir, _, _, _ = counting_build.driver_target(lab)
     usage = occupancy.resources(toolchain.find_cuda_toolkit(), source, occupancy.GPUS[gpu]['arch'],
-                                [ROOT, os.path.join(ROOT, 'labs', folder)], defines)
+                                [ROOT, lab_dir], defines)
     for launch in launches:
         threads = launch['block'][0] * launch['block'][1] * launch['block'][2]
         found = (usage or {}).get(launch['kernel'].split('<')[0].split('::')[-1])
@@ -114,31 +117,35 @@ def count(lab, submission='solutions', known_wrong=None, n=65536, input_kind='un
     launches = records['launches']
     if trace is not None and 'trace' not in records:
         raise counting_build.BuildError(f'no trace for {trace!r} (LABEL or LABEL:BLOCK:WARP):\n{err[-2000:]}')
-    name_backend_lines(launches, records.get('trace'), source)
+    name_backend_lines(launches, records.get('trace'), [source] + counting_build.driver_target(lab)[3])
     if gpu:
         add_occupancy(launches, source, lab, gpu, defines)
     return launches if trace is None else (launches, records['trace'])
 
 
-def kernel_line(source, kernel):
-    """'FILE:LINE' of the __global__ function `kernel` ('name' or 'name<...>') in `source`, or None."""
-    try:
-        with open(source, encoding='utf-8', errors='replace') as f:
-            text = f.read()
-    except OSError:
-        return None
-    found = re.search(r'__global__[^;{}]*?\b(' + re.escape(kernel.split('<')[0]) + r')\s*\(', text)
-    return f'{source}:{text[:found.start(1)].count(chr(10)) + 1}' if found else None
+def kernel_line(sources, kernel):
+    """'FILE:LINE' of the __global__ function `kernel` ('name' or 'name<...>') in the first of
+    `sources` that defines it, or None."""
+    for source in sources:
+        try:
+            with open(source, encoding='utf-8', errors='replace') as f:
+                text = f.read()
+        except OSError:
+            continue
+        found = re.search(r'__global__[^;{}]*?\b(' + re.escape(kernel.split('<')[0]) + r')\s*\(', text)
+        if found:
+            return f'{source}:{text[:found.start(1)].count(chr(10)) + 1}'
+    return None
 
 
-def name_backend_lines(launches, trace, source):
+def name_backend_lines(launches, trace, sources):
     """Where the compiler kept no line of the kernel for an access (its debug line is the CPU
-    backend's launch code, e.g. a loop under #pragma unroll at -O3), the site names the kernel's
-    first line and says so, rather than a line of the backend."""
+    backend's launch code, or the transformed file itself: e.g. a loop under #pragma unroll at
+    -O3), the site names the kernel's first line and says so. `sources`: where kernels are defined."""
     def fix(location, kernel):
-        if '/cpu_backend/include/' not in location:
+        if '/cpu_backend/include/' not in location and os.path.basename(location.split(':')[0]) != 'lab.cpp':
             return location
-        line = kernel_line(source, kernel)
+        line = kernel_line(sources, kernel)
         return f'{line} ({kernel}: no finer line kept)' if line else location
     for launch in launches:
         for site in launch.get('sites', []):
@@ -181,7 +188,7 @@ def print_table(launches, sites):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
-    parser.add_argument('--lab', required=True, help='01 to 06')
+    parser.add_argument('--lab', required=True, help=f'01 to 06, or {counting_build.YARDSTICKS} (the grader\'s)')
     parser.add_argument('--submission', default='solutions', help='solutions, starter or a folder of lab files')
     parser.add_argument('--known-wrong', type=int, help="count the lab's known-wrong kernel KNOWN_WRONG=N")
     parser.add_argument('--n', type=int, default=65536, help='samples (elements, pixels) of the input')
@@ -193,7 +200,7 @@ def main(argv=None):
     parser.add_argument('--json', action='store_true', help='the records as JSON')
     parser.add_argument('--build-dir', default=os.path.join(ROOT, 'build'))
     options = parser.parse_args(argv)
-    lab = options.lab.zfill(2)
+    lab = options.lab if options.lab == counting_build.YARDSTICKS else options.lab.zfill(2)
     try:
         launches = count(lab, options.submission, options.known_wrong, options.n, options.input, options.seed,
                          options.only, options.gpu, options.build_dir)

@@ -92,22 +92,38 @@ def _run(command, what):
         raise BuildError(f'{what} failed:\n$ {" ".join(command)}\n{done.stdout[-4000:]}{done.stderr[-4000:]}')
 
 
-def build_driver(build_dir, lab, submission_file, counting=True, defines=()):
-    """Returns the path of the built driver for `lab` ('01'..'06') and the lab .cu file."""
+# The grader's yardsticks count like a lab: their driver runs yardstick_launches.cu, its "lab file".
+YARDSTICKS = 'yardsticks'
+
+
+def driver_target(lab):
+    """(name, folder of its headers, driver, headers its build depends on, folders whose files are
+    the project's own) of a lab ('01'..'06') or of the yardsticks."""
+    if lab == YARDSTICKS:
+        return (YARDSTICKS, DRIVERS, os.path.join(DRIVERS, 'yardsticks_count.cu'),
+                [os.path.join(DRIVERS, 'yardstick_launches.cuh'), os.path.join(GRADER, 'core', 'yardstick_kernels.cuh')],
+                [DRIVERS])
     folder, _ = lab_folder(lab)
     lab_dir = os.path.join(ROOT, 'labs', folder)
-    driver = os.path.join(DRIVERS, f'lab{lab}_count.cu')
+    headers = sorted(os.path.join(lab_dir, f) for f in os.listdir(lab_dir) if f.endswith(('.cuh', '.hpp')))
+    own = [os.path.join(ROOT, d) for d in ('solutions', 'starter', os.path.join('labs', folder, 'known_wrong'))]
+    return f'lab{lab}', lab_dir, os.path.join(DRIVERS, f'lab{lab}_count.cu'), headers, own
+
+
+def build_driver(build_dir, lab, submission_file, counting=True, defines=()):
+    """Returns the path of the built driver for `lab` ('01'..'06', or YARDSTICKS) and the lab .cu
+    file (the yardsticks': count_drivers/yardstick_launches.cu)."""
+    name, lab_dir, driver, headers, own = driver_target(lab)
     if not os.path.isfile(driver):
         raise BuildError(f'lab {lab} has no count driver ({driver})')
     libraries = ensure_libraries(build_dir, counting)
     # The key also covers how a driver is made: this file and the launch transform.
     sources = [submission_file, driver, os.path.join(DRIVERS, 'count_driver.cuh'), os.path.realpath(__file__),
-               os.path.join(BACKEND, 'transform_launches.py')] + sorted(
-        os.path.join(lab_dir, f) for f in os.listdir(lab_dir) if f.endswith(('.cuh', '.hpp')))
+               os.path.join(BACKEND, 'transform_launches.py')] + headers
     members = [m for library in libraries for m in _archive_members(library)]
     key = _digest(sources + libraries + members, (lab, os.path.realpath(submission_file), counting, list(defines)))
-    out = os.path.join(os.path.abspath(build_dir), 'counting', f'lab{lab}-{"count" if counting else "plain"}-{key}')
-    program = os.path.join(out, f'lab{lab}_count')
+    out = os.path.join(os.path.abspath(build_dir), 'counting', f'{name}-{"count" if counting else "plain"}-{key}')
+    program = os.path.join(out, f'{name}_count')
     if os.path.isfile(program):
         return program
     os.makedirs(out, exist_ok=True)
@@ -117,22 +133,21 @@ def build_driver(build_dir, lab, submission_file, counting=True, defines=()):
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not os.path.isfile(program):
             # A submission's own copy of the lab header is not the lab's: graded builds ignore it too.
-            graded_folders = ('solutions', 'starter', os.path.join('labs', folder, 'known_wrong'))
             shown_as = os.path.abspath(submission_file)  # what #line, and so every site, names
-            if os.path.realpath(os.path.dirname(submission_file)) not in (os.path.realpath(os.path.join(ROOT, d)) for d in graded_folders):
+            if os.path.realpath(os.path.dirname(submission_file)) not in map(os.path.realpath, own):
                 copy = os.path.join(out, os.path.basename(submission_file))
                 shutil.copyfile(submission_file, copy)
                 submission_file = copy
             work = tempfile.mkdtemp(prefix='build-', dir=out)
             try:
-                os.replace(_compile(build_dir, lab, lab_dir, driver, submission_file, counting, defines,
+                os.replace(_compile(build_dir, name, lab_dir, driver, submission_file, counting, defines,
                                     libraries, work, shown_as), program)
             finally:
                 shutil.rmtree(work, ignore_errors=True)
     return program
 
 
-def _compile(build_dir, lab, lab_dir, driver, submission_file, counting, defines, libraries, out, shown_as):
+def _compile(build_dir, name, lab_dir, driver, submission_file, counting, defines, libraries, out, shown_as):
     """Transforms, compiles and links into the folder `out`; returns the program's path there.
     `shown_as`: the path the #line directives give the submission (its own, not a copy's)."""
     cxx = compiler(build_dir)
@@ -154,7 +169,7 @@ def _compile(build_dir, lab, lab_dir, driver, submission_file, counting, defines
     _run(cxx + flags + (INSTRUMENT_FLAGS if counting else []) + quiet + ['-c', transformed, '-o', os.path.join(out, 'lab.o')],
          f'compiling {submission_file}')
     _run(cxx + flags + ['-x', 'c++', '-c', driver, '-o', os.path.join(out, 'driver.o')], f'compiling {driver}')
-    program = os.path.join(out, f'lab{lab}_count')
+    program = os.path.join(out, f'{name}_count')
     _run(cxx + ['-pthread', os.path.join(out, 'lab.o'), os.path.join(out, 'driver.o')] + libraries + ['-ldl', '-o', program],
          'linking')
     return program

@@ -118,6 +118,22 @@ class CountingPins(unittest.TestCase):
         self.assertEqual(blelloch_shared(False)[0], 174)  # 32 + 2 x (36 up-sweep + 35 down-sweep warps)
 
 
+class Yardsticks(unittest.TestCase):
+    def test_the_graders_yardsticks_count_as_worked_out(self):
+        # 65536 samples over 1056 blocks of 256 threads (132 SMs x 8): the first 256 blocks hold
+        # one sample a thread, 2048 warps; the privatized kernel zeroes and merges 1024 bins with
+        # 8 warps a block, 4 requests each (32 a block), behind 2 barriers a block.
+        found = {launch['label']: dict(launch['metrics'], barriers=launch['barriers'], grid=launch['grid'][0])
+                 for launch in count_kernels.count('yardsticks', build_dir=BUILD_DIR, gpu=None)}
+        base, private, read = found['baseline_histogram'], found['privatized_histogram'], found['read_everything']
+        self.assertEqual((base['grid'], base[LD_REQ], base[LD_SECT], base['global_atomic_requests']), (1056, 2048, 8192, 2048))
+        self.assertEqual((private[STS_REQ], private[LDS_REQ], private['barriers']), (1056 * 32, 1056 * 32, 1056 * 2))
+        self.assertEqual((private['shared_atomic_requests'], private[LD_REQ], private[STS_CONFL]), (2048, 2048, 0))
+        # 16384 int4 loads by 512 warps; the host compiler splits each into 4 scalar loads, each
+        # spanning the warp's 512 bytes: 16 sectors a request, as the GPU's one 16-byte load.
+        self.assertEqual(read[LD_SECT] / read[LD_REQ], 16.0)
+
+
 class SiteLines(unittest.TestCase):
     def test_sites_name_the_lab_file_never_the_backends_code(self):
         # At -O3, g++ keeps no line of lab 02 v2's loop under #pragma unroll: its accesses carry the
