@@ -110,6 +110,10 @@ def driver_target(lab):
     return f'lab{lab}', lab_dir, os.path.join(DRIVERS, f'lab{lab}_count.cu'), headers, own
 
 
+# Defines for the lab file alone: lab 00's file is a whole program, whose main() its driver calls.
+LAB_FILE_DEFINES = {'00': ['main=lab00_program_main']}
+
+
 def build_driver(build_dir, lab, submission_file, counting=True, defines=()):
     """Returns the path of the built driver for `lab` ('01'..'06', or YARDSTICKS) and the lab .cu
     file (the yardsticks': count_drivers/yardstick_launches.cu)."""
@@ -166,7 +170,8 @@ def _compile(build_dir, name, lab_dir, driver, submission_file, counting, define
             f.write('\n'.join(lines))
     flags = COMMON_FLAGS + mode + includes + [f'-D{d}' for d in defines] + ['-DGRADER_RUNNER_SIDE']
     quiet = ['-w']  # the student's warnings are the graded build's business
-    _run(cxx + flags + (INSTRUMENT_FLAGS if counting else []) + quiet + ['-c', transformed, '-o', os.path.join(out, 'lab.o')],
+    lab_only = [f'-D{d}' for d in LAB_FILE_DEFINES.get(name[len('lab'):], [])]
+    _run(cxx + flags + lab_only + (INSTRUMENT_FLAGS if counting else []) + quiet + ['-c', transformed, '-o', os.path.join(out, 'lab.o')],
          f'compiling {submission_file}')
     _run(cxx + flags + ['-x', 'c++', '-c', driver, '-o', os.path.join(out, 'driver.o')], f'compiling {driver}')
     program = os.path.join(out, f'{name}_count')

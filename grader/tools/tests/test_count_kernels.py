@@ -134,6 +134,16 @@ class Yardsticks(unittest.TestCase):
         self.assertEqual(read[LD_SECT] / read[LD_REQ], 16.0)
 
 
+class WholeProgram(unittest.TestCase):
+    def test_lab00s_program_counts_as_worked_out(self):
+        # Its main() runs on a file of 65536 samples: a thread a sample, 256 blocks of 256, one
+        # coalesced load (4 sectors) and one atomic a warp.
+        (launch,) = count_kernels.count('00', build_dir=BUILD_DIR, gpu=None)
+        m = launch['metrics']
+        self.assertEqual((launch['label'], launch['grid'][0]), ('lab00_program', 256))
+        self.assertEqual((m[LD_REQ], m[LD_SECT], m['global_atomic_requests']), (2048, 8192, 2048))
+
+
 class SiteLines(unittest.TestCase):
     def test_sites_name_the_lab_file_never_the_backends_code(self):
         # At -O3, g++ keeps no line of lab 02 v2's loop under #pragma unroll: its accesses carry the
