@@ -65,11 +65,11 @@ os.chdir(WORKBOOK_PATH)
 print('Workbook:', os.getcwd())
 '''
 
-TOOLS = r'''if run(sys.executable, '-m', 'pip', 'install', '--quiet', '--disable-pip-version-check', '-r', 'requirements.txt') != 0:
+TOOLS = r'''if run(sys.executable, '-m', 'pip', 'install', '--progress-bar', 'off', '--disable-pip-version-check', '-r', 'requirements.txt') != 0:
     raise RuntimeError('pip could not install meson, ninja and numpy (see above).')
 os.environ['PATH'] = os.pathsep.join([os.path.dirname(sys.executable), os.path.expanduser('~/.local/bin'), os.environ['PATH']])
 if not (os.path.exists('/usr/include/gtest/gtest.h') or os.path.isdir('/usr/src/googletest')) and shutil.which('apt-get') and os.geteuid() == 0:
-    run('bash', '-c', 'apt-get -qq update && apt-get -qq install -y libgtest-dev > /dev/null')
+    run('bash', '-c', 'apt-get -q update && apt-get -q install -y libgtest-dev')  # a line every few seconds
 print('meson', output('meson', '--version').strip(), '- ninja', output('ninja', '--version').strip())
 '''
 
