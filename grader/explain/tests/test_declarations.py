@@ -3,7 +3,8 @@
       driver runs, and questions its handout asks;
   (b) the solutions are never flagged: on the other input kinds (equal, ramp) and another seed,
       against their own counters on the default input (n = 65536, uniform, seed 1);
-  (c) each slow variant (solutions/slow/NAME.patch, made into a lab file) is flagged by a watched counter of the
+  (c) each slow variant (solutions/slow/NAME.patch, made into a lab file) computes what its solution
+      computes (the same output checksums on two inputs) and is flagged by a watched counter of the
       version it slows down, and no other version of its lab is.
   test_declarations.py BUILD_DIR      (a build folder with the CPU backend; meson gives it)"""
 import json
@@ -35,6 +36,18 @@ DRIVER_CALL = re.compile(r'(?:\{|\bversion\(|\bblock_scan\()"([a-z][a-z0-9_]*)"'
 HANDOUT_PART = re.compile(r'^##\s+Q(\d+)\b', re.M)
 HANDOUT_LABEL = re.compile(r'\*\*Q(\d+(?:\.\d+)?)(?=[\s.*\u2014(-])')
 _counted = {}
+
+
+def outputs(lab, folder):
+    """The checksums of every graded function's output (the count driver built for the ordinary
+    CPU backend) on a ragged uniform input and an all-equal one."""
+    source = os.path.join(folder, counting_build.lab_folder(lab)[1])
+    program = counting_build.build_driver(BUILD_DIR, lab, source, counting=False)
+    lines = []
+    for input_kind, n in (('uniform', 50001), ('equal', 4097)):
+        status, out, err = counting_build.run_driver(program, n, input_kind)
+        lines += [f'{input_kind} status {status}'] + [x for x in out.splitlines() if x.startswith('output ')]
+    return lines
 
 
 def declarations(lab):
@@ -135,6 +148,8 @@ class Declarations(unittest.TestCase):
                 found = flagged(lab, per_function(lab, folder), per_function(lab))
                 self.assertTrue(found, f'{name}: no watched counter of {function} differs')
                 self.assertEqual({f for f, _, _, _ in found}, {function}, found)
+                self.assertEqual(outputs(lab, folder), outputs(lab, os.path.join(ROOT, 'solutions')),
+                                 f'{name}: slow, but must compute what the solution computes')
 
 
 if __name__ == '__main__':
