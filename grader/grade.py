@@ -358,7 +358,7 @@ def main():
         fail("meson could not configure the build (see above)")
     if args.explain and not args.project_tests:
         from explain import cli  # grader/explain/: counts, compares, draws; runs no test
-        return cli.run(args.explain, submission, build_dir)
+        return cli.run(args.explain, submission, build_dir, gpu=backend_of(build_dir) == "cuda")
     if compile_build(build_dir, None if args.project_tests else grading_targets(build_dir, labs)) != 0:
         fail("the build failed: the compiler's message above names the file and line")
     if args.input_seed is not None:

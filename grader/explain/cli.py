@@ -4,7 +4,8 @@ one version on a tiny input, drawn into build/results/labNN-<function>-warp.svg.
 import os
 import subprocess
 
-from explain import counters, declarations, explanations, reference_table, warp_picture
+import toolchain
+from explain import counters, declarations, explanations, gpu_counters, reference_table, warp_picture
 from tools import count_kernels, counting_build
 
 TRACE_N = 4096  # the picture's input: one warp's first accesses do not need more
@@ -29,7 +30,9 @@ def chosen_versions(declared, version):
     return versions
 
 
-def table_lines(section, versions):
+def table_lines(section, versions, hardware=None):
+    """The table; `hardware`: {function: {counter: value}} read from the GPU, a third column."""
+    hardware = hardware or {}
     flagged = {(v['function'], f['counter']): f for v in section['versions'] for f in v['findings']}
     watched = {(v['function'], w['counter']): w for v in versions for w in v['watch']}
     rows = []
@@ -37,7 +40,8 @@ def table_lines(section, versions):
         if version['function'] not in {v['function'] for v in versions}:
             continue
         title = f"{version['version']} ({version['function']})"
-        rows.append(f"{title:<52} {'yours':>12} {'reference':>12}")
+        gpu = hardware.get(version['function'])
+        rows.append(f"{title:<52} {'yours':>12} {'reference':>12}" + (f" {'yours (GPU)':>12}" if hardware else ''))
         for name, (words, _, _) in counters.COUNTERS.items():
             if name not in version['student'] or not (version['student'][name] or version['reference'].get(name)):
                 continue  # absent, or nothing on either side
@@ -47,8 +51,9 @@ def table_lines(section, versions):
                 mark = f"  <- differs: see {f['question']} ({f['fix']})"
             elif (version['function'], name) in watched:
                 mark = f"  (watched: {watched[(version['function'], name)]['question']})"
+            on_gpu = f" {counters.show(name, gpu[name]) if gpu and name in gpu else '-':>12}" if hardware else ''
             rows.append(f"  {words:<50} {counters.show(name, version['student'][name]):>12} "
-                        f"{counters.show(name, version['reference'][name]):>12}{mark}")
+                        f"{counters.show(name, version['reference'][name]):>12}{on_gpu}{mark}")
     return rows
 
 
@@ -67,8 +72,9 @@ def picture(lab, submission_dir, build_dir, function, out_dir):
     return path, None
 
 
-def run(spec, submission_dir, build_dir):
-    """Prints the explanation; returns the exit status (0, or 2 when nothing could be counted)."""
+def run(spec, submission_dir, build_dir, gpu=False):
+    """Prints the explanation; returns the exit status (0, or 2 when nothing could be counted).
+    `gpu`: a cuda build, whose GPU's own counters are read too (ncu), a third column."""
     try:
         lab, version = parse(spec)
         declared = declarations.load(lab)
@@ -86,7 +92,14 @@ def run(spec, submission_dir, build_dir):
     given = reference_table.INPUT
     print(f"\nlab{lab}: counters per graded function on n = {given['n']} {given['input']} samples, seed "
           f"{given['seed']} (CPU model; the reference is the workbook's solution, counted the same way)")
-    print('\n'.join(table_lines(section, versions)))
+    hardware = {}
+    if gpu:
+        print("Reading the same counters from the GPU (ncu) ...", flush=True)
+        read = gpu_counters.measure(lab, explanations.lab_file(lab, submission_dir), section['_launches'],
+                                    gpu_counters.gpu_arch(), toolchain.find_cuda_toolkit())
+        hardware = read['functions']
+        print(read['message'])
+    print('\n'.join(table_lines(section, versions, hardware)))
     lines = [f['line'] for v in section['versions'] for f in v['findings']
              if v['function'] in {x['function'] for x in versions}]
     print('\n' + ('\n'.join(lines) if lines else 'Every watched counter is within what the lab calls normal.'))

@@ -53,6 +53,8 @@ def measure(lab, source, counted, arch, nvcc=None, ncu=None):
     """{'status': 'measured'|'not-permitted'|'unavailable', 'message', 'functions': {function:
     {counter: value}}} of the submission's file `source`, whose counting-mode launches are
     `counted`, on a GPU of compute capability `arch` ('90')."""
+    if not arch:
+        return not_read('unavailable', 'GPU counters not read: nvidia-smi names no GPU')
     ncu = ncu or compare_counters_ncu.find_ncu(None, nvcc)
     if not nvcc or not ncu:
         return not_read('unavailable', f'GPU counters not read: needs nvcc and ncu (Nsight Compute); '

@@ -108,6 +108,21 @@ class Lines(unittest.TestCase):
         self.assertIn('  lab04 v2 banks: 4.10 shared bank conflicts per request', out.getvalue())
 
 
+class ExplainTable(unittest.TestCase):
+    def test_the_gpus_counters_are_a_third_column(self):
+        from explain import cli
+        found = document(Lines().slow())['counters']
+        plain = cli.table_lines(found, DECLARED['versions'])
+        self.assertTrue(plain[0].endswith('reference'))
+        rows = cli.table_lines(found, DECLARED['versions'],
+                               {'histogram_v2_banks': {'shared_bank_conflicts_per_request': 3.97}})
+        self.assertTrue(rows[0].endswith('yours (GPU)'))
+        conflicts = next(r for r in rows if 'shared bank conflicts per request' in r)
+        self.assertRegex(conflicts, r'4\.10 +0\.00 +3\.97  <- differs: see Q3\.2')
+        barriers = next(r for r in rows if 'block barriers' in r)
+        self.assertRegex(barriers, r'48 +16 +-  <- differs')  # the GPU gives no barriers
+
+
 class Declarations(unittest.TestCase):
     def test_an_unknown_counter_is_refused_with_where_they_are_named(self):
         with tempfile.TemporaryDirectory() as folder:
