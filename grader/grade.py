@@ -112,13 +112,15 @@ def labs_option(asked, configured, submission):
 
 
 def configure(build_dir, options):
-    """meson setup; meson configure when the build exists and an option changed; else nothing."""
+    """meson setup; meson setup --reconfigure when the build exists and an option changed (not
+    `meson configure`, which leaves the build's record of targets stale until ninja runs: the
+    labs grading_targets then reads would be the old ones); else nothing."""
     flags = [f"-D{key}={value}" for key, value in options.items()]
     if os.path.exists(os.path.join(build_dir, "meson-private", "coredata.dat")):
         configured = configured_options(build_dir)
         if all(configured.get(key) == str(value) for key, value in options.items()):
             return 0
-        return run(["meson", "configure", build_dir] + flags)
+        return run(["meson", "setup", "--reconfigure", build_dir] + flags)
     return run(["meson", "setup", build_dir] + flags)
 
 

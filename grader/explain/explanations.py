@@ -146,8 +146,8 @@ def lines(document):
                      f"(CPU model): grade.py --explain {document['lab']} shows them all"]
         printed += shown
     if not printed:
-        printed = [f"{len(found['versions'])} versions counted, every watched counter within what the lab "
-                   f"calls normal of the reference's"]
+        printed = [f"{len(found['versions'])} versions counted: no watched counter is worse than the "
+                   f"reference's by more than the lab allows"]
     gpu = found.get('hardware') or {}
     if gpu.get('status') not in (None, 'measured'):
         printed.append(gpu.get('message', 'GPU counters not read'))

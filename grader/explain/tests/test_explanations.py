@@ -75,8 +75,8 @@ class Lines(unittest.TestCase):
         self.assertIn('v1 inverse: missed its speed tier, yet its counters are the reference', printed[0])
         with mock.patch.object(declarations, 'load', return_value=DECLARED):
             printed = explanations.lines(document(REFERENCE, tests[1:]))
-        self.assertEqual(printed, ['2 versions counted, every watched counter within what the lab calls normal '
-                                   "of the reference's"])
+        self.assertEqual(printed, ["2 versions counted: no watched counter is worse than the reference's by "
+                                   'more than the lab allows'])
 
     def test_the_gpus_figure_and_a_refusal_are_shown(self):
         found = document(self.slow())
