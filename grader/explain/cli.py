@@ -96,7 +96,7 @@ def run(spec, submission_dir, build_dir, gpu=False):
     if gpu:
         print("Reading the same counters from the GPU (ncu) ...", flush=True)
         read = gpu_counters.measure(lab, explanations.lab_file(lab, submission_dir), section['_launches'],
-                                    gpu_counters.gpu_arch(), toolchain.find_cuda_toolkit())
+                                    gpu_counters.gpu_arch(), toolchain.find_cuda_toolkit(), build_dir=build_dir)
         hardware = read['functions']
         print(read['message'])
     print('\n'.join(table_lines(section, versions, hardware)))

@@ -4,6 +4,8 @@ matched in order with the counting mode's. Never inside a timed round (grade.py 
 speed tests). When the driver keeps the counters to administrators (ERR_NVGPUCTRPERM), one line
 says so and how to lift it; the CPU model's counters stay, labelled as such.
 """
+import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -49,12 +51,38 @@ def as_records(profiled, counted):
     return records
 
 
-def measure(lab, source, counted, arch, nvcc=None, ncu=None):
+def cache_path(build_dir, lab, source, arch, nvcc):
+    """Where a measured result is kept: keyed by the lab file's and the driver's contents, the
+    architecture and the toolkit, so a run that changed none of them reads no counter again."""
+    _, _, driver, headers, _ = counting_build.driver_target(lab)
+    digest = hashlib.sha256(repr((lab, arch, nvcc, reference_table.INPUT)).encode())
+    for path in [source, driver, os.path.join(counting_build.DRIVERS, 'count_driver.cuh')] + headers:
+        with open(path, 'rb') as f:
+            digest.update(f.read())
+    return os.path.join(build_dir, 'counting', 'gpu-counters', f'{lab}-{digest.hexdigest()[:16]}.json')
+
+
+def measure(lab, source, counted, arch, nvcc=None, ncu=None, build_dir=None):
     """{'status': 'measured'|'not-permitted'|'unavailable', 'message', 'functions': {function:
     {counter: value}}} of the submission's file `source`, whose counting-mode launches are
-    `counted`, on a GPU of compute capability `arch` ('90')."""
+    `counted`, on a GPU of compute capability `arch` ('90'). With `build_dir`, a measured result
+    is kept there and read back while nothing it depends on changed."""
     if not arch:
         return not_read('unavailable', 'GPU counters not read: nvidia-smi names no GPU')
+    cached = cache_path(build_dir, lab, source, arch, nvcc) if build_dir else None
+    if cached and os.path.isfile(cached):
+        with open(cached, encoding='utf-8') as f:
+            return json.load(f)
+    found = _measure(lab, source, counted, arch, nvcc, ncu)
+    if cached and found['status'] == 'measured':
+        os.makedirs(os.path.dirname(cached), exist_ok=True)
+        with open(cached + '.partial', 'w', encoding='utf-8') as f:
+            json.dump(found, f)
+        os.replace(cached + '.partial', cached)
+    return found
+
+
+def _measure(lab, source, counted, arch, nvcc, ncu):
     ncu = ncu or compare_counters_ncu.find_ncu(None, nvcc)
     if not nvcc or not ncu:
         return not_read('unavailable', f'GPU counters not read: needs nvcc and ncu (Nsight Compute); '

@@ -57,7 +57,7 @@ def explain_labs(build_dir, results_dir, labs, submission, gpu):
             source = explanations.lab_file(number, submission)
             launches = section.pop('_launches', None)
             section['hardware'] = with_ticks(f"{lab} GPU counters", lambda: gpu_counters.measure(
-                number, source, launches, arch, nvcc))
+                number, source, launches, arch, nvcc, build_dir=build_dir))
         section.pop('_launches', None)
         section['seconds'] = round(time.monotonic() - started, 1)
         results.attach_counters(results_dir, lab, section)

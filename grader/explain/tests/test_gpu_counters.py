@@ -61,6 +61,22 @@ class Measure(unittest.TestCase):
         found = self.measure(HEADER)
         self.assertIn('ncu profiled 0 launches, the counting mode counted 1', found['message'])
 
+    def test_a_measured_result_is_kept_until_the_file_changes(self):
+        text = HEADER + '\n' + rows('histogram_v2_banks_kernel', {'smsp__inst_executed.sum': 10})
+        with tempfile.TemporaryDirectory() as folder:
+            source = os.path.join(folder, 'lab04.cu')
+            with open(source, 'w') as f:
+                f.write('// v1')
+            ncu = ncu_script(folder, text)
+            with mock.patch.object(compare_counters_ncu, 'build_gpu_driver', return_value='/bin/true') as built:
+                first = gpu_counters.measure('04', source, COUNTED, '90', '/usr/bin/nvcc', ncu, build_dir=folder)
+                again = gpu_counters.measure('04', source, COUNTED, '90', '/usr/bin/nvcc', ncu, build_dir=folder)
+                self.assertEqual((first, built.call_count), (again, 1))  # read back, not built again
+                with open(source, 'w') as f:
+                    f.write('// v2')
+                gpu_counters.measure('04', source, COUNTED, '90', '/usr/bin/nvcc', ncu, build_dir=folder)
+                self.assertEqual(built.call_count, 2)
+
     def test_no_ncu_or_nvcc_is_said(self):
         found = gpu_counters.measure('04', 'lab.cu', COUNTED, '90', nvcc=None, ncu=None)
         self.assertEqual(found['status'], 'unavailable')
