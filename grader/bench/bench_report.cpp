@@ -65,7 +65,8 @@ std::string Header::text() const {
                                  ? "SM clock up to " + std::to_string(sm_max_mhz) + " MHz, power limit " +
                                        std::to_string(power_limit_w) + " W"
                                  : "clocks unknown: " + clocks_unknown_because;
-  return "GPU: " + gpu + " | driver " + driver + " | CUDA runtime " + runtime + " | " + date + " | " +
+  return "GPU: " + gpu + " | driver " + driver + " | CUDA runtime " + runtime + (cub.empty() ? "" : " | CUB " + cub) +
+         " | " + date + " | " +
          clocks + "\nTimes: median of " + std::to_string(runs) +
          " runs after 3 warm-up runs, L2 flushed before each; spread = (q3 - q1) / median"
          "\nRatios to the read, the copy and CUB: the median of the runs' ratios, those yardsticks"

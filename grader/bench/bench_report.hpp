@@ -35,6 +35,7 @@ struct Header {
   std::string gpu;      // "NVIDIA H200 (sm_90, 132 SMs)"
   std::string driver;   // "570.124.06 (supports CUDA 12.8)"
   std::string runtime;  // "13.0"
+  std::string cub;      // "3.0.1 (CCCL 3.0.1)": the CUB the program was compiled with
   std::string date;     // "2026-11-22 01:50 UTC"
   int runs = 20;
   unsigned sm_max_mhz = 0, power_limit_w = 0;  // 0: unknown, and why:

@@ -21,44 +21,12 @@
 #include <vector>
 
 #include "grader/bench/bench_harness.cuh"
+#include "grader/bench/machine.cuh"
 #include "grader/core/cuda_check.cuh"
 
 namespace bench {
 namespace {
 
-// The header line: GPU, driver (the kernel module's version where Linux shows it), runtime, date.
-Header describe_machine(const std::string& gpu, int runs, const grader::GpuState& clocks) {
-  Header h;
-  h.gpu = gpu;
-  h.runs = runs;
-  h.sm_max_mhz = clocks.sm_max_mhz;
-  h.power_limit_w = clocks.power_limit_w;
-  h.clocks_unknown_because = clocks.unknown_because;
-  int driver = 0, runtime = 0;
-  GRADER_CUDA_CHECK(cudaDriverGetVersion(&driver));
-  GRADER_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  auto version = [](int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); };
-  std::string module;
-  std::ifstream proc("/proc/driver/nvidia/version");
-  std::string line, word;
-  if (std::getline(proc, line)) {
-    // "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  580.159.04  Release Build ...":
-    // the first word shaped like 580.159.04.
-    std::istringstream words(line);
-    while (module.empty() && words >> word) {
-      if (word.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(word[0]))) {
-        module = word;
-      }
-    }
-  }
-  h.driver = (module.empty() ? std::string() : module + " ") + "(CUDA " + version(driver) + ")";
-  h.runtime = version(runtime);
-  const std::time_t now = std::time(nullptr);
-  char date[64];
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  h.date = date;
-  return h;
-}
 
 // The groups, each with those timed with it: the letters and equalization run on the bytes' input.
 const std::vector<std::vector<std::string>> kGroups = {

@@ -8,8 +8,6 @@
 // CUDA runtime and the CUB/CCCL version the program was compiled with; --out FILE writes them too.
 //   meson compile -C build bench-sizes    (writes build/bench-results/sizes.md)
 //   build/grader/bench/size_sweep [--out FILE] [--runs N] [--from 16] [--to 28]
-#include <cub/version.cuh>
-#include <cuda/std/version>
 
 #include <cctype>
 #include <cstdio>
@@ -23,6 +21,7 @@
 #include <vector>
 
 #include "grader/bench/cub_wrappers.cuh"
+#include "grader/bench/machine.cuh"
 #include "grader/bench/references/references.cuh"
 #include "grader/core/cpu_histograms.hpp"
 #include "grader/core/cpu_reference.hpp"
@@ -71,32 +70,6 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-std::string version(int v) { return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10); }
-
-// "GPU ... | driver 580.159.04 (CUDA 13.0) | CUDA runtime 13.0 | CUB 3.0.1 (CCCL 3.0.1) | date".
-std::string machine_line(const std::string& gpu) {
-  int driver = 0, runtime = 0;
-  GRADER_CUDA_CHECK(cudaDriverGetVersion(&driver));
-  GRADER_CUDA_CHECK(cudaRuntimeGetVersion(&runtime));
-  std::string module, line, word;
-  std::ifstream proc("/proc/driver/nvidia/version");
-  if (std::getline(proc, line)) {  // the first word shaped like 580.159.04
-    std::istringstream words(line);
-    while (module.empty() && words >> word) {
-      if (word.find('.') != std::string::npos && std::isdigit(static_cast<unsigned char>(word[0]))) module = word;
-    }
-  }
-  char date[32];
-  const std::time_t now = std::time(nullptr);
-  std::strftime(date, sizeof date, "%Y-%m-%d %H:%M UTC", std::gmtime(&now));
-  const auto dotted = [](int v, int major, int minor) {
-    return std::to_string(v / major) + "." + std::to_string(v / minor % (major / minor)) + "." +
-           std::to_string(v % minor);
-  };
-  return "GPU " + gpu + " | driver " + (module.empty() ? "" : module + " ") + "(CUDA " + version(driver) +
-         ") | CUDA runtime " + version(runtime) + " | CUB " + dotted(CUB_VERSION, 100000, 100) + " (CCCL " +
-         dotted(CCCL_VERSION, 1000000, 1000) + ") | " + date;
-}
 
 std::string ms(double v) {
   char text[32];
@@ -193,7 +166,7 @@ int main(int argc, char** argv) {
       measure_size(k, timing, device.properties.multiProcessorCount, rows);
     }
     std::ostringstream md;
-    md << machine_line(device.description) << "\n\nTimes in ms: CUDA events, L2 flushed before each run, median of "
+    md << bench::machine_line(bench::describe_machine(device.description, 0, {})) << "\n\nTimes in ms: CUDA events, L2 flushed before each run, median of "
        << options.runs << " runs after 3 warm-up runs; every result checked against the CPU first.\n\n"
        << "Scan of int32 (inclusive sum); % of a device-to-device copy's speed (8 bytes an element):\n\n"
        << "| size | copy | CUB InclusiveSum | scan v11 | v11 ÷ CUB (speed) |\n|---|---:|---:|---:|---:|\n";
