@@ -342,8 +342,12 @@ def main():
         submission = os.path.abspath(submission)
     if not args.project_tests and not os.path.isdir(submission):
         fail(f"submission folder {args.submission} not found; give --submission PATH")
-    if args.explain and args.labs == "all":
-        args.labs = args.explain.split(":")[0]  # the build needs the explained lab's file alone
+    if args.explain and args.labs == "all":  # the build needs the explained lab's file alone
+        from explain import cli
+        try:
+            args.labs = cli.lab_of(args.explain, check_labs("all")[0])
+        except ValueError as error:
+            fail(str(error))
     all_labs, labs = check_labs(args.labs)
     ensure_tools()
 

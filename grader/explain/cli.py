@@ -20,6 +20,14 @@ def parse(spec):
     return lab, version or None
 
 
+def lab_of(spec, lab_names):
+    """The lab number of an --explain spec, checked against the labs ('lab04', ...) there are."""
+    lab = parse(spec)[0]
+    if f'lab{lab}' not in lab_names:
+        raise ValueError(f'--explain {spec}: there is no lab {lab} (labs/labs.txt lists them)')
+    return lab
+
+
 def chosen_versions(declared, version):
     versions = declared['versions']
     if version:
@@ -79,7 +87,9 @@ def run(spec, submission_dir, build_dir, gpu=False):
         lab, version = parse(spec)
         declared = declarations.load(lab)
         if not declared:
-            raise ValueError(f'lab {lab} declares no counters (labs/{lab}-*/counters.json)')
+            having = [n for n in reference_table.LABS if declarations.load(n)]
+            raise ValueError(f'lab {lab} has no counters to explain (no labs/{lab}-*/counters.json); '
+                             f'these labs have: {", ".join(having)}')
         versions = chosen_versions(declared, version)
     except (ValueError, declarations.DeclarationError) as error:
         print(f'error: {error}')

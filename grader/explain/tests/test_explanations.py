@@ -109,6 +109,16 @@ class Lines(unittest.TestCase):
 
 
 class ExplainTable(unittest.TestCase):
+    def test_a_lab_and_version_are_read_or_refused_with_the_form(self):
+        from explain import cli
+        self.assertEqual((cli.parse('lab04:v2'), cli.parse('04'), cli.parse('LAB05')), (('04', 'v2'), ('04', None), ('05', None)))
+        for wrong in ('foo', 'lab4', 'lab004', ''):
+            with self.assertRaisesRegex(ValueError, 'give a lab as lab04'):
+                cli.parse(wrong)
+        self.assertEqual(cli.lab_of('lab04:v2', ['lab00', 'lab04']), '04')
+        with self.assertRaisesRegex(ValueError, 'there is no lab 09'):
+            cli.lab_of('lab09', ['lab00', 'lab04'])
+
     def test_the_gpus_counters_are_a_third_column(self):
         from explain import cli
         found = document(Lines().slow())['counters']
