@@ -5,7 +5,7 @@ import os
 import subprocess
 
 import toolchain
-from explain import counters, declarations, explanations, gpu_counters, reference_table, warp_picture
+from explain import counters, declarations, explanations, gpu_counters, in_grading, reference_table, warp_picture
 from tools import count_kernels, counting_build
 
 TRACE_N = 4096  # the picture's input: one warp's first accesses do not need more
@@ -95,7 +95,7 @@ def run(spec, submission_dir, build_dir, gpu=False):
         print(f'error: {error}')
         return 2
     print(f"Counting lab{lab}'s kernels in {submission_dir} (the CPU backend's counting mode) ...", flush=True)
-    section = explanations.explain_lab(lab, submission_dir, build_dir)
+    section = in_grading.with_ticks(f'lab{lab} counting', lambda: explanations.explain_lab(lab, submission_dir, build_dir))
     if section['status'] != 'counted':
         print(f"error: {section['reason']}")
         return 2
@@ -105,8 +105,9 @@ def run(spec, submission_dir, build_dir, gpu=False):
     hardware = {}
     if gpu:
         print("Reading the same counters from the GPU (ncu) ...", flush=True)
-        read = gpu_counters.measure(lab, explanations.lab_file(lab, submission_dir), section['_launches'],
-                                    gpu_counters.gpu_arch(), toolchain.find_cuda_toolkit(), build_dir=build_dir)
+        read = in_grading.with_ticks(f'lab{lab} GPU counters', lambda: gpu_counters.measure(
+            lab, explanations.lab_file(lab, submission_dir), section['_launches'], gpu_counters.gpu_arch(),
+            toolchain.find_cuda_toolkit(), build_dir=build_dir))
         hardware = read['functions']
         print(read['message'])
     print('\n'.join(table_lines(section, versions, hardware)))
@@ -115,7 +116,7 @@ def run(spec, submission_dir, build_dir, gpu=False):
     print('\n' + ('\n'.join(lines) if lines else 'Every watched counter is within what the lab calls normal.'))
     target = next((v for v in versions if any(f for x in section['versions'] if x['function'] == v['function']
                                               for f in x['findings'])), versions[0])
-    path, why = picture(lab, os.path.abspath(submission_dir), build_dir, target['function'],
-                        os.path.join(build_dir, 'results'))
+    path, why = in_grading.with_ticks(f'lab{lab} warp picture', lambda: picture(
+        lab, os.path.abspath(submission_dir), build_dir, target['function'], os.path.join(build_dir, 'results')))
     print(f"One warp's accesses of {target['version']}: {os.path.relpath(path) if path else why}")
     return 0

@@ -93,6 +93,10 @@ def explain_lab(lab, submission_dir, build_dir):
     except counting_build.BuildError as error:
         lines = str(error).strip().splitlines() or ['']
         first = next((line for line in lines if 'error' in line.lower()), lines[0])
+        if lines[0].startswith(('building the CPU backend', f'{build_dir} is not a configured')):
+            # The machine's, not the file's: no lab will count (a compiler without -fsanitize=thread).
+            return dict(unavailable(f'the counting mode cannot be built here ({first.strip()[:200]})'),
+                        machine=True)
         return unavailable(f'the counting mode could not count this file ({first.strip()[:200]})')
     except subprocess.TimeoutExpired:
         return unavailable(f'the counting run passed {TIMEOUT_S} s: fix the tests that ran out of time first')

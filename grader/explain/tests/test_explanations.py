@@ -133,6 +133,27 @@ class ExplainTable(unittest.TestCase):
         self.assertRegex(barriers, r'48 +16 +-  <- differs')  # the GPU gives no barriers
 
 
+class InGrading(unittest.TestCase):
+    def test_a_machine_that_cannot_build_the_counting_mode_is_said_once(self):
+        from explain import in_grading
+        from runs import results
+        with tempfile.TemporaryDirectory() as folder:
+            for lab in ('lab03', 'lab04'):
+                results.write(folder, results.document(lab, 's', 'cpu', 'CPU', [
+                    results.test_entry('T.Main', 'main', 'passed', 1)]), '')
+            broken = dict(explanations.unavailable('the counting mode cannot be built here (x)'), machine=True)
+            with mock.patch.object(declarations, 'load', return_value=DECLARED), \
+                    mock.patch.object(explanations, 'explain_lab', return_value=broken) as counted, \
+                    contextlib.redirect_stdout(io.StringIO()):
+                in_grading.explain_labs(folder, folder, ['lab03', 'lab04'], folder, gpu=False)
+            self.assertEqual(counted.call_count, 1)
+            first, second = (results.load_file(os.path.join(folder, f'{lab}.json'))['counters'] for lab in ('lab03', 'lab04'))
+            self.assertEqual((first['status'], second['status']), ('unavailable', 'not-counted'))
+            self.assertNotIn('machine', first)
+            with mock.patch.object(declarations, 'load', return_value=DECLARED):
+                self.assertEqual(explanations.lines({'lab': 'lab04', 'counters': second}), [])
+
+
 class Declarations(unittest.TestCase):
     def test_an_unknown_counter_is_refused_with_where_they_are_named(self):
         with tempfile.TemporaryDirectory() as folder:
