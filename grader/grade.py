@@ -259,8 +259,7 @@ def grade_labs(build_dir, labs, timeout_s, submission=None):
         ensure_cuobjdump(toolchain.find_cuda_toolkit())  # a cuda build: its checks read the runner
 
     def run_checks():
-        # Side by side (they time nothing), their output in meson-logs/testlog.txt: the score
-        # table shows each check's verdict and hint.
+        # Side by side (they time nothing); the score table shows each one's verdict and hint.
         done = run_grouped(["meson", "test", "-C", build_dir, "--no-rebuild", "--quiet"] + checks,
                            cwd=ROOT, capture_output=True, text=True, errors="replace")
         if done.returncode not in (0, 1) and not STOP.is_set():  # 1: a check failed (the table says)
@@ -374,9 +373,10 @@ def main():
         import student_runs
         if any("--runner" in t.get("cmd", []) for t in student_runs.introspect_tests(build_dir).tests):
             ensure_cuobjdump(toolchain.find_cuda_toolkit())  # a cuda build's checks read the runners
-        # Side by side where tests time nothing (meson runs the timing ones alone); the labs'
-        # checker runs are left out: their selftests "solutions graded as expected" run them.
-        run(["meson", "test", "-C", build_dir, "--no-suite", "checker", "--no-suite", "not-built"])
+        # Side by side where tests time nothing (meson runs the timing ones alone). Left out: the
+        # labs' checker runs (their selftests run them) and the venues' end-to-end runs (CI's).
+        run(["meson", "test", "-C", build_dir]
+            + [f"--no-suite={suite}" for suite in ("checker", "not-built", "venues")])
         import testlog_summary  # the skipped and failed tests and why, then the counts
         entries = testlog_summary.read(build_dir)
         print(f"Full log: {os.path.relpath(os.path.join(build_dir, 'meson-logs', 'testlog.txt'), ROOT)}")
