@@ -73,20 +73,15 @@ struct window {
     }
 };
 
-// A lane's execution of a site joins the requests of the site's own stream, by its count of
-// executions of the site since the last barrier, unless the lane's previous access was at another
-// site it has executed more often: then it joins that anchor's stream, by the anchor's count. So a
-// conditional access in a loop (if (s[i] == bin) ++count[bin]) groups the lanes of one iteration,
-// as the warp executes it, rather than each lane's k-th hit.
-struct stream {
-    std::uint32_t anchor;        // a site index
-    std::vector<window> windows;  // per warp
-};
-
+// A lane's execution of a site joins the site's requests by its count of executions of the site
+// since the last barrier, unless the lane's previous access was at another site it has executed
+// more often: then by that anchor's count, and the site's count jumps to it. So a conditional
+// access in a loop (if (s[b] != 0) atomicAdd(&bins[b], s[b])) groups the lanes of one iteration, as
+// the warp executes it, whichever iterations each lane skipped, rather than each lane's k-th hit.
 struct site_state {
     detail::site_key key;
     std::vector<std::uint32_t> executions;  // per thread of the block, since the last barrier
-    std::vector<stream> streams;
+    std::vector<window> windows;            // per warp (empty until the site's first access)
     site_counts counts;
 };
 
@@ -236,23 +231,17 @@ void add_access(std::uintptr_t pc, std::uint32_t part, access_kind kind, std::ui
     site_state& site = site_of(pc, part, kind, bytes);
     const auto self = static_cast<std::uint32_t>(&site - state.sites.data());
     const std::uint32_t warp = thread / 32, lane = thread % 32;
-    std::uint32_t anchor = self;
-    std::uint64_t k = site.executions[thread]++;
+    std::uint64_t k = site.executions[thread];
     const std::uint32_t last = state.last_site[thread];
-    if (last != self && last < state.sites.size() && state.sites[last].executions[thread] > k + 1) {
-        anchor = last;
-        k = state.sites[last].executions[thread];
-    }
+    if (last != self && last < state.sites.size() && state.sites[last].executions[thread] > k + 1)
+        k = state.sites[last].executions[thread] - 1;
+    site.executions[thread] = static_cast<std::uint32_t>(k + 1);
     state.last_site[thread] = self;
-    stream* found = nullptr;
-    for (stream& candidate : site.streams)
-        if (candidate.anchor == anchor) found = &candidate;
-    if (found == nullptr) {
-        site.streams.push_back({anchor, std::vector<window>((state.threads + 31) / 32)});
-        found = &site.streams.back();
-        if (state.traced_warp < found->windows.size()) found->windows[state.traced_warp].traced = true;
+    if (site.windows.empty()) {
+        site.windows.resize((state.threads + 31) / 32);
+        if (state.traced_warp < site.windows.size()) site.windows[state.traced_warp].traced = true;
     }
-    window& w = found->windows[warp];
+    window& w = site.windows[warp];
     slot& s = w.at(k - w.base);
     add_lane(s, lane, address, bytes);
     const std::uint32_t lanes_in_warp = warp_lanes(warp);
@@ -266,16 +255,14 @@ void add_access(std::uintptr_t pc, std::uint32_t part, access_kind kind, std::ui
 // (those of divergent code, with fewer lanes than the warp), and counts start again.
 void close_epoch() {
     for (site_state& site : state.sites) {
-        for (stream& st : site.streams) {
-            for (std::uint32_t warp = 0; warp < st.windows.size(); ++warp) {
-                window& w = st.windows[warp];
-                for (std::uint32_t i = 0; i < w.used; ++i) {
-                    const slot& s = w.ring[(w.head + i) & (w.ring.size() - 1)];
-                    if (!s.done && s.mask != 0) add_request(site.counts, s, warp_lanes(warp));
-                }
-                w = window{};
-                w.traced = warp == state.traced_warp;
+        for (std::uint32_t warp = 0; warp < site.windows.size(); ++warp) {
+            window& w = site.windows[warp];
+            for (std::uint32_t i = 0; i < w.used; ++i) {
+                const slot& s = w.ring[(w.head + i) & (w.ring.size() - 1)];
+                if (!s.done && s.mask != 0) add_request(site.counts, s, warp_lanes(warp));
             }
+            w = window{};
+            w.traced = warp == state.traced_warp;
         }
         std::fill(site.executions.begin(), site.executions.end(), 0u);
     }

@@ -90,6 +90,15 @@ class CountingPins(unittest.TestCase):
         self.assertEqual((m['global_atomic_operations'], m['global_atomic_requests']), (16, 16))
         self.assertEqual(m['barriers'], 16 * 2)  # zero_private's and merge_private's, per block
 
+    def test_lab03_merge_is_one_request_per_warp_iteration_whichever_bins_are_zero(self):
+        # Uniform input: 4096 samples a block over 1024 bins, so some bins stay 0 and their lanes
+        # skip the merge's atomicAdd. A warp executes it once per loop iteration with the other
+        # lanes: 16 blocks x 1024 bins / 32 lanes = 512 requests (ncu counts 512 on an H100), not
+        # one per lane's k-th atomic.
+        m = launches('03', only='histogram_v1_shared_slices')['histogram_v1_shared_slices']
+        self.assertLess(m['global_atomic_operations'], 16 * 1024)  # bins were skipped
+        self.assertEqual(m['global_atomic_requests'], 16 * 1024 // 32)
+
     def test_lab04_broadcasts_and_the_inverse_kernels_stores(self):
         found = launches('04')
         # 16 blocks of 4096 samples; every thread reads every sample: 4096 requests per warp, all
