@@ -28,6 +28,7 @@ predecessors' flags as long as they are not ready).
 """
 import argparse
 import csv
+import ctypes
 import io
 import os
 import re
@@ -80,6 +81,19 @@ def compared(cpu, gpu, occupancy=None):
     if 'smsp__inst_executed_op_shared_atom.sum' in gpu:
         rows.append(('shared atomic requests', cpu['shared_atomic_requests'], gpu['smsp__inst_executed_op_shared_atom.sum']))
     return rows
+
+
+def multiprocessors():
+    """The first visible GPU's multiprocessor count (the driver API), or None."""
+    try:
+        cuda = ctypes.CDLL('libcuda.so.1')
+        device, count = ctypes.c_int(), ctypes.c_int()
+        if cuda.cuInit(0) or cuda.cuDeviceGet(ctypes.byref(device), 0):
+            return None
+        # CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT = 16
+        return count.value if cuda.cuDeviceGetAttribute(ctypes.byref(count), 16, device) == 0 else None
+    except OSError:
+        return None
 
 
 def find_ncu(given, nvcc):
@@ -162,7 +176,9 @@ def main(argv=None):
     model = next((m for m in occupancy.GPUS if named and m in named[0].replace(' ', '')), None)
     listed = subprocess.run([ncu, '--query-metrics'], capture_output=True, text=True).stdout
     metrics = [m for m in NCU_METRICS + [OCCUPANCY_METRIC] if m.rsplit('.', 1)[0] in listed]
-    print(f'occupancy compared for: {model or "no model of occupancy.py (" + (named or ["?"])[0] + ")"}')
+    sms = multiprocessors()
+    print(f'occupancy compared for: {model or "no model of occupancy.py (" + (named or ["?"])[0] + ")"}; '
+          f'the counting mode sees {sms or occupancy.GPUS["H100"]["sms"]} multiprocessors')
     print(f'ncu {ncu}, sm_{arch}; metrics ncu does not know, left out: {sorted(set(NCU_METRICS) - set(metrics)) or "none"}')
     failures = compared_count = 0
     print(f"{'kernel':<58} {'metric':<58} {'CPU':>12} {'ncu':>12}  verdict")
@@ -176,7 +192,8 @@ def main(argv=None):
                 source = count_kernels.submission_file(lab, variant if define is None else 'solutions', define)
                 defines = [f'KNOWN_WRONG={define}'] if define else []
                 try:
-                    cpu = count_kernels.count(lab, variant, define, n=options.n, gpu=model, build_dir=options.build_dir)
+                    cpu = count_kernels.count(lab, variant, define, n=options.n, gpu=model, build_dir=options.build_dir,
+                                              sms=sms)
                     gpu = run_ncu(ncu, build_gpu_driver(nvcc, arch, lab, source, defines, scratch), metrics, options.n)
                 except (counting_build.BuildError, subprocess.TimeoutExpired) as error:
                     print(f'lab {lab} {variant} {define or ""}: not compared: {error}')

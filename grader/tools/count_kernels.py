@@ -96,11 +96,12 @@ def add_occupancy(launches, source, lab, gpu, defines):
 
 
 def count(lab, submission='solutions', known_wrong=None, n=65536, input_kind='uniform', seed=1,
-          only=None, gpu='H100', build_dir='build', trace=None, timeout=600):
+          only=None, gpu='H100', build_dir='build', trace=None, timeout=600, sms=None):
     """The records of every launch (the counting mode's JSON, 'launches'), with occupancy added.
     trace: 'LABEL' or 'LABEL:BLOCK:WARP' (block 0 warp 0 by default): then returns (launches,
     the JSON's 'trace'), one warp's first accesses lane by lane in the first launch labelled LABEL
-    (its 'kernel' empty when none ran). Raises counting_build.BuildError when something cannot be
+    (its 'kernel' empty when none ran). sms: the multiprocessors kernels see (default: `gpu`'s, else an
+    H100's: the counting mode runs one host thread, whose count no GPU has). Raises counting_build.BuildError when something cannot be
     built or run."""
     source = submission_file(lab, submission, known_wrong)
     ensure_build_dir(build_dir)
@@ -108,8 +109,9 @@ def count(lab, submission='solutions', known_wrong=None, n=65536, input_kind='un
     program = counting_build.build_driver(build_dir, lab, source, counting=True, defines=defines)
     with tempfile.TemporaryDirectory(prefix='counts_') as scratch:
         counts = os.path.join(scratch, 'counts.json')
+        sms = sms or occupancy.GPUS[gpu or 'H100']['sms']
         status, out, err = counting_build.run_driver(program, n, input_kind, seed, only, counts, timeout=timeout,
-                                                     trace=trace)
+                                                     trace=trace, sms=sms)
         if status != 0 or not os.path.isfile(counts):
             raise counting_build.BuildError(f'{program} ended with status {status}:\n{out[-2000:]}{err[-2000:]}')
         with open(counts, encoding='utf-8') as f:

@@ -181,14 +181,18 @@ def _compile(build_dir, name, lab_dir, driver, submission_file, counting, define
 
 
 def run_driver(program, n=65536, input_kind='uniform', seed=1, only=None, counts_file=None, timeout=600,
-               trace=None):
+               trace=None, sms=None):
     """Runs a built driver; returns (exit status, stdout, stderr). counts_file: where the counting
     mode writes its JSON (CUDA_CPU_BACKEND_COUNTS); trace: 'LABEL' or 'LABEL:BLOCK:WARP', one warp
-    whose accesses the JSON gets under 'trace' (CUDA_CPU_BACKEND_TRACE)."""
+    whose accesses the JSON gets under 'trace' (CUDA_CPU_BACKEND_TRACE); sms: the multiprocessor
+    count the kernels see (CUDA_CPU_BACKEND_SM_COUNT), a GPU's, so grids sized by it match it."""
     args = [program, f'--n={n}', f'--input={input_kind}', f'--seed={seed}'] + ([f'--only={only}'] if only else [])
     env = dict(os.environ)
     env.pop('CUDA_CPU_BACKEND_COUNTS', None)
     env.pop('CUDA_CPU_BACKEND_TRACE', None)
+    env.pop('CUDA_CPU_BACKEND_SM_COUNT', None)
+    if sms:
+        env['CUDA_CPU_BACKEND_SM_COUNT'] = str(sms)
     if counts_file:
         env['CUDA_CPU_BACKEND_COUNTS'] = counts_file
     if trace:

@@ -9,16 +9,18 @@ from tools import launch_fit
 
 # Per SM: warps, blocks, 32-bit registers, shared memory (bytes) and the most a block may have,
 # the shared memory the system reserves per block, and the architecture. CUDA C++ Programming
-# Guide, "Technical Specifications per Compute Capability".
+# Guide, "Technical Specifications per Compute Capability". 'sms': the multiprocessors of the
+# model's usual board (H100 and H200 SXM: 132; an H100 PCIe has 114), the grid the counting mode
+# gives a kernel that sizes its grid by multiProcessorCount.
 GPUS = {
     'H100': {'arch': '90', 'warps': 64, 'blocks': 32, 'registers': 65536, 'shared': 228 * 1024,
-             'shared_per_block': 227 * 1024, 'reserved': 1024},
+             'shared_per_block': 227 * 1024, 'reserved': 1024, 'sms': 132},
     'H200': {'arch': '90', 'warps': 64, 'blocks': 32, 'registers': 65536, 'shared': 228 * 1024,
-             'shared_per_block': 227 * 1024, 'reserved': 1024},
+             'shared_per_block': 227 * 1024, 'reserved': 1024, 'sms': 132},
     'A100': {'arch': '80', 'warps': 64, 'blocks': 32, 'registers': 65536, 'shared': 164 * 1024,
-             'shared_per_block': 163 * 1024, 'reserved': 1024},
+             'shared_per_block': 163 * 1024, 'reserved': 1024, 'sms': 108},
     'RTX4090': {'arch': '89', 'warps': 48, 'blocks': 24, 'registers': 65536, 'shared': 100 * 1024,
-                'shared_per_block': 99 * 1024, 'reserved': 1024},
+                'shared_per_block': 99 * 1024, 'reserved': 1024, 'sms': 128},
 }
 SHARED_UNIT = 128  # shared memory is allocated to a block in these units
 

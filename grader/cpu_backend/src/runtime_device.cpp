@@ -66,7 +66,7 @@ cudaError_t cudaGetDeviceProperties(cudaDeviceProp* prop, int device) {
     prop->textureAlignment = 512;
     prop->texturePitchAlignment = 32;
     prop->deviceOverlap = 1;
-    prop->multiProcessorCount = static_cast<int>(cpu_backend::host_threads());
+    prop->multiProcessorCount = static_cast<int>(settings_multiprocessors());
     prop->canMapHostMemory = 1;
     prop->concurrentKernels = 1;
     prop->asyncEngineCount = 2;

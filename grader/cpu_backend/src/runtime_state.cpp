@@ -79,6 +79,10 @@ thread_local cudaError_t last_error = cudaSuccess;
 
 std::uint64_t settings_seed() { return seed_setting().load(std::memory_order_relaxed); }
 unsigned settings_host_threads() { return host_threads_setting().load(std::memory_order_relaxed); }
+unsigned settings_multiprocessors() {
+    static const auto set = static_cast<unsigned>(environment_number("CUDA_CPU_BACKEND_SM_COUNT", 0, 1));
+    return set != 0 ? set : settings_host_threads();
+}
 
 std::size_t settings_fiber_stack_bytes() {
     static const std::size_t bytes = environment_number("CUDA_CPU_BACKEND_STACK_KB", 64, 16) * 1024;

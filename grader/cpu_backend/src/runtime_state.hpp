@@ -14,6 +14,9 @@ namespace cpu_backend::detail {
 // ---- settings ----
 std::uint64_t settings_seed();
 unsigned settings_host_threads();
+// cudaDeviceProp::multiProcessorCount: CUDA_CPU_BACKEND_SM_COUNT, else the host threads. The counting
+// mode sets it to a GPU's count, so a kernel that sizes its grid by it launches the GPU's grid.
+unsigned settings_multiprocessors();
 std::size_t settings_fiber_stack_bytes();
 
 // ---- errors ----

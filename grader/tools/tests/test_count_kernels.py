@@ -99,6 +99,16 @@ class CountingPins(unittest.TestCase):
         self.assertLess(m['global_atomic_operations'], 16 * 1024)  # bins were skipped
         self.assertEqual(m['global_atomic_requests'], 16 * 1024 // 32)
 
+    def test_a_grid_sized_by_the_multiprocessors_is_a_gpus(self):
+        # Lab 06's equalize sizes its histogram grid by multiProcessorCount (the solution: 4 blocks an
+        # SM). The counting mode runs one host thread, yet gives kernels an H100's 132 multiprocessors,
+        # so the grid is the GPU's: 528 blocks, each zeroing and merging 256 bins.
+        equalize = [l for l in count_kernels.count('06', 'solutions', build_dir=BUILD_DIR, gpu=None, only='equalize')
+                    if l['kernel'] == 'histogram_kernel']
+        self.assertEqual([l['grid'][0] for l in equalize], [4 * 132])
+        other = count_kernels.count('06', 'solutions', build_dir=BUILD_DIR, gpu=None, only='equalize', sms=2)
+        self.assertEqual([l['grid'][0] for l in other if l['kernel'] == 'histogram_kernel'], [8])
+
     def test_lab04_broadcasts_and_the_inverse_kernels_stores(self):
         found = launches('04')
         # 16 blocks of 4096 samples; every thread reads every sample: 4096 requests per warp, all
