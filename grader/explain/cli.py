@@ -38,9 +38,10 @@ def chosen_versions(declared, version):
     return versions
 
 
-def table_lines(section, versions, hardware=None):
-    """The table; `hardware`: {function: {counter: value}} read from the GPU, a third column."""
-    hardware = hardware or {}
+def table_lines(section, versions, hardware=None, reference_gpu=None):
+    """The table; `hardware`: {function: {counter: value}} read from the GPU, a third column;
+    `reference_gpu`: the same for the reference, a fourth."""
+    hardware, reference_gpu = hardware or {}, reference_gpu or {}
     flagged = {(v['function'], f['counter']): f for v in section['versions'] for f in v['findings']}
     watched = {(v['function'], w['counter']): w for v in versions for w in v['watch']}
     rows = []
@@ -48,8 +49,9 @@ def table_lines(section, versions, hardware=None):
         if version['function'] not in {v['function'] for v in versions}:
             continue
         title = f"{version['version']} ({version['function']})"
-        gpu = hardware.get(version['function'])
-        rows.append(f"{title:<52} {'yours':>12} {'reference':>12}" + (f" {'yours (GPU)':>12}" if hardware else ''))
+        gpu, theirs = hardware.get(version['function']), reference_gpu.get(version['function'])
+        rows.append(f"{title:<52} {'yours':>12} {'reference':>12}" + (f" {'yours (GPU)':>12}" if hardware else '')
+                    + (f" {'ref. (GPU)':>12}" if reference_gpu else ''))
         for name, (words, _, _) in counters.COUNTERS.items():
             if name not in version['student'] or not (version['student'][name] or version['reference'].get(name)):
                 continue  # absent, or nothing on either side
@@ -60,6 +62,8 @@ def table_lines(section, versions, hardware=None):
             elif (version['function'], name) in watched:
                 mark = f"  (watched: {watched[(version['function'], name)]['question']})"
             on_gpu = f" {counters.show(name, gpu[name]) if gpu and name in gpu else '-':>12}" if hardware else ''
+            if reference_gpu:
+                on_gpu += f" {counters.show(name, theirs[name]) if theirs and name in theirs else '-':>12}"
             rows.append(f"  {words:<50} {counters.show(name, version['student'][name]):>12} "
                         f"{counters.show(name, version['reference'][name]):>12}{on_gpu}{mark}")
     return rows
@@ -102,15 +106,18 @@ def run(spec, submission_dir, build_dir, gpu=False):
     given = reference_table.INPUT
     print(f"\nlab{lab}: counters per graded function on n = {given['n']} {given['input']} samples, seed "
           f"{given['seed']} (CPU model; the reference is the workbook's solution, counted the same way)")
-    hardware = {}
+    hardware, reference_gpu = {}, {}
     if gpu:
-        print("Reading the same counters from the GPU (ncu) ...", flush=True)
+        print("Reading the same counters from the GPU (ncu), yours and the reference's ...", flush=True)
+        arch, nvcc = gpu_counters.gpu_arch(), toolchain.find_cuda_toolkit()
         read = in_grading.with_ticks(f'lab{lab} GPU counters', lambda: gpu_counters.measure(
-            lab, explanations.lab_file(lab, submission_dir), section['_launches'], gpu_counters.gpu_arch(),
-            toolchain.find_cuda_toolkit(), build_dir=build_dir))
+            lab, explanations.lab_file(lab, submission_dir), section['_launches'], arch, nvcc, build_dir=build_dir))
         hardware = read['functions']
+        if read['status'] == 'measured':
+            reference_gpu = in_grading.with_ticks(f"lab{lab} the reference's GPU counters",
+                                                  lambda: in_grading.reference_on_gpu(lab, arch, nvcc, build_dir))
         print(read['message'])
-    print('\n'.join(table_lines(section, versions, hardware)))
+    print('\n'.join(table_lines(section, versions, hardware, reference_gpu)))
     lines = [f['line'] for v in section['versions'] for f in v['findings']
              if v['function'] in {x['function'] for x in versions}]
     print('\n' + ('\n'.join(lines) if lines else 'Every watched counter is within what the lab calls normal.'))

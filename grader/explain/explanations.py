@@ -143,8 +143,11 @@ def lines(document):
         hardware = (found.get('hardware') or {}).get('functions', {}).get(version['function'])
         if shown and hardware:
             name = version['findings'][0]['counter']
+            theirs = ((found['hardware'].get('reference') or {}).get(version['function']) or {}).get(name)
             if name in hardware:
-                shown[0] += f" (the GPU counted {counters.show(name, hardware[name])})"
+                shown[0] += (f" (on this GPU: {counters.show(name, hardware[name])}, the reference "
+                             f"{counters.show(name, theirs)})" if theirs is not None else
+                             f" (the GPU counted {counters.show(name, hardware[name])})")
         if not shown and version['function'] in missed:
             shown = [f"{version['version']}: missed its speed tier, yet its counters are the reference's "
                      f"(CPU model): grade.py --explain {document['lab']} shows them all"]

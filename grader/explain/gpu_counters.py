@@ -65,15 +65,16 @@ def cache_path(build_dir, lab, source, arch, nvcc):
 def measure(lab, source, counted, arch, nvcc=None, ncu=None, build_dir=None):
     """{'status': 'measured'|'not-permitted'|'unavailable', 'message', 'functions': {function:
     {counter: value}}} of the submission's file `source`, whose counting-mode launches are
-    `counted`, on a GPU of compute capability `arch` ('90'). With `build_dir`, a measured result
-    is kept there and read back while nothing it depends on changed."""
+    `counted` (or a function that returns them, called only when nothing is kept), on a GPU of
+    compute capability `arch` ('90'). With `build_dir`, a measured result is kept there and read
+    back while nothing it depends on changed."""
     if not arch:
         return not_read('unavailable', 'GPU counters not read: nvidia-smi names no GPU')
     cached = cache_path(build_dir, lab, source, arch, nvcc) if build_dir else None
     if cached and os.path.isfile(cached):
         with open(cached, encoding='utf-8') as f:
             return json.load(f)
-    found = _measure(lab, source, counted, arch, nvcc, ncu)
+    found = _measure(lab, source, counted() if callable(counted) else counted, arch, nvcc, ncu)
     if cached and found['status'] == 'measured':
         os.makedirs(os.path.dirname(cached), exist_ok=True)
         with open(cached + '.partial', 'w', encoding='utf-8') as f:

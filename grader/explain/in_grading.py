@@ -2,12 +2,14 @@
 round), each graded lab's counters are counted (explanations.py; the GPU's too on a cuda build,
 gpu_counters.py) and attached to its results file, which report.py then reads."""
 import os
+import subprocess
 import threading
 import time
 
 import toolchain
 from explain import declarations, explanations, gpu_counters
 from runs import results
+from tools import counting_build
 
 TICK_S = 8  # a student never waits 10 s without a line
 
@@ -30,6 +32,24 @@ def with_ticks(what, work):
     if 'error' in value:
         raise value['error']
     return value['result']
+
+
+def reference_on_gpu(number, arch, nvcc, build_dir):
+    """{function: {counter: value}} of the workbook's solution of lab `number` read from this GPU
+    (kept in build_dir after the first time), or {} when it cannot be read: a Why line then
+    compares the GPU's figure for the student's kernel with the reference's on the same GPU."""
+    solutions = os.path.join(counting_build.ROOT, 'solutions')
+    source = explanations.lab_file(number, solutions)
+    if not source:
+        return {}
+
+    def counted():
+        try:
+            return explanations.count_submission(number, solutions, build_dir)[0]
+        except (counting_build.BuildError, subprocess.TimeoutExpired):
+            return []
+    found = gpu_counters.measure(number, source, counted, arch, nvcc, build_dir=build_dir)
+    return found['functions'] if found['status'] == 'measured' else {}
 
 
 def explain_labs(build_dir, results_dir, labs, submission, gpu):
@@ -62,6 +82,9 @@ def explain_labs(build_dir, results_dir, labs, submission, gpu):
             launches = section.pop('_launches', None)
             section['hardware'] = with_ticks(f"{lab} GPU counters", lambda: gpu_counters.measure(
                 number, source, launches, arch, nvcc, build_dir=build_dir))
+            if section['hardware']['status'] == 'measured' and any(v['findings'] for v in section['versions']):
+                section['hardware']['reference'] = with_ticks(
+                    f"{lab} the reference's GPU counters", lambda: reference_on_gpu(number, arch, nvcc, build_dir))
         section.pop('_launches', None)
         if section.pop('machine', False):
             machine_problem = section['reason']

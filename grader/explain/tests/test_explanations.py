@@ -84,6 +84,10 @@ class Lines(unittest.TestCase):
             'histogram_v2_banks': {'shared_bank_conflicts_per_request': 3.97}}}
         with mock.patch.object(declarations, 'load', return_value=DECLARED):
             self.assertIn('(the GPU counted 3.97)', explanations.lines(found)[0])
+        # The reference read from the same GPU: the student's figure is compared with it there.
+        found['counters']['hardware']['reference'] = {'histogram_v2_banks': {'shared_bank_conflicts_per_request': 0.0}}
+        with mock.patch.object(declarations, 'load', return_value=DECLARED):
+            self.assertIn('(on this GPU: 3.97, the reference 0.00)', explanations.lines(found)[0])
         found['counters']['hardware'] = {'status': 'not-permitted', 'message': 'kept to administrators (ERR_NVGPUCTRPERM)'}
         with mock.patch.object(declarations, 'load', return_value=DECLARED):
             self.assertEqual(explanations.lines(found)[-1], 'kept to administrators (ERR_NVGPUCTRPERM)')

@@ -76,6 +76,14 @@ class Measure(unittest.TestCase):
                     f.write('// v2')
                 gpu_counters.measure('04', source, COUNTED, '90', '/usr/bin/nvcc', ncu, build_dir=folder)
                 self.assertEqual(built.call_count, 2)
+                # The launches may come from a function (the reference's): called only when nothing is kept.
+                counted = mock.Mock(return_value=COUNTED)
+                kept = gpu_counters.measure('04', source, counted, '90', '/usr/bin/nvcc', ncu, build_dir=folder)
+                self.assertEqual((kept['status'], counted.call_count), ('measured', 0))
+                with open(source, 'w') as f:
+                    f.write('// v3')
+                made = gpu_counters.measure('04', source, counted, '90', '/usr/bin/nvcc', ncu, build_dir=folder)
+                self.assertEqual((made['status'], counted.call_count), ('measured', 1))
 
     def test_no_ncu_or_nvcc_is_said(self):
         found = gpu_counters.measure('04', 'lab.cu', COUNTED, '90', nvcc=None, ncu=None)
