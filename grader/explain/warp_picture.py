@@ -261,7 +261,8 @@ def draw_row(out, access, number, y0):
     notes = [cost_line(access), f'{len(lanes)} of 32 lanes active']
     if is_shared(access):
         into = 'the extern __shared__ array' if access.get('region') == 'dynamic' else variable_name(access)
-        notes.append(f'bank = (byte offset / 4) % 32; left: each lane\'s byte offset into {into}')
+        notes.append('bank = (byte offset / 4) % 32')
+        notes.append(f'left: each lane\'s byte offset into {into}')
         if shared_cost(access)['worst'] > 1:
             notes.append('a bank gives one 4-byte word a wavefront: N words on one bank take N')
     else:
@@ -285,8 +286,8 @@ def render(trace, title):
     who = (f"{trace.get('kernel') or trace.get('label', '?')}, block {trace.get('block', 0)}, warp {trace.get('warp', 0)}: "
            f'{len(rows)} of its first {len(accesses)} memory instructions')
     out.append(text(LANE_X, 44, who, size=12, fill=FAINT))
-    out.append(text(LANE_X, 62, 'blue: served together   red: lanes that wait (bank conflict, extra sectors, '
-                    'one atomic address)   grey: lane idle', size=11, fill=FAINT))
+    out.append(text(LANE_X, 62, 'blue: served together  ·  red: lanes that wait (bank conflict, extra sectors, '
+                    'one atomic address)  ·  grey: lane idle', size=11, fill=FAINT))
     if not rows:
         reason = 'no launch had this label' if not trace.get('kernel') else 'this warp made no global or shared access'
         out.append(text(LANE_X, HEADER + 30, f'Nothing to draw: {reason}.', size=13))

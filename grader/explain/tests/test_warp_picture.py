@@ -109,7 +109,7 @@ class Picture(unittest.TestCase):
         tile['variable'] = 'lab05::(anonymous namespace)::blelloch_kernel<false>(int const*, int*, int)::tile'
         rows = groups(warp_picture.render(trace(tile), 't'))
         self.assertIn('#1  shared_load, 4 bytes a lane (__shared__ tile)  ·  lab.cu:7', texts(rows[0]))
-        self.assertIn("bank = (byte offset / 4) % 32; left: each lane's byte offset into tile", texts(rows[0]))
+        self.assertIn("left: each lane's byte offset into tile", texts(rows[0]))
 
     def test_idle_lanes_have_no_line(self):
         rows = groups(warp_picture.render(trace(HALF), 't'))
