@@ -15,8 +15,11 @@ read the GPU's performance counters (root, or the driver option NVreg_RestrictPr
 and a build folder with the CPU backend (a cuda build configured with project tests, the default).
 
 Exact or not: a figure must match exactly where the access pattern does not depend on timing;
-within 2 % where it does (TOLERANT below: lab 05's single-pass scan, whose look-back polls its
-predecessors' flags as long as they are not ready).
+within 2 % where it does (TOLERANT below, each with its reason). A shared-memory instruction or
+wavefront count may also differ where the kernel's SASS shows the compiler vectorized (LDS.128) or
+predicated (@P0 LDS) those accesses (shared_codegen.py): the counting mode counts the source's
+accesses, ncu the instructions; such a figure is printed with the SASS it follows and does not
+fail. Every other difference fails.
   metric                                   compared as
   sectors per request, loads and stores    exact (ratio of the two sums, 4 decimals)
   shared wavefronts, bank conflicts ld/st  exact
@@ -43,11 +46,33 @@ if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
         os.environ, PYTHONPATH=os.pathsep.join(filter(None, [GRADER, os.environ.get("PYTHONPATH")]))))
 
 import toolchain  # noqa: E402
-from tools import count_kernels, counting_build, occupancy  # noqa: E402
+from tools import count_kernels, counting_build, occupancy, shared_codegen  # noqa: E402
 
 SKIP = 77
 ROOT = counting_build.ROOT
-TOLERANT = {('05', 'scan_v6_single_pass')}
+# Launches whose figures depend on timing, compared within 2 % (a bank-conflict count within 2 % of
+# its wavefronts), with the reason.
+TOLERANT = {
+    ('05', 'scan_v6_single_pass', 'single_pass_kernel'):
+        'its look-back polls its predecessors\' flags for as long as they are not ready',
+    ('06', 'equalize', 'histogram_kernel'):
+        'shared atomics of other warps in flight beside the merge\'s loads (ncu: 1316 conflicts on an H200, '
+        '1042 on an H100, 2026-11-27; the model: 0)',
+    (counting_build.YARDSTICKS, 'privatized_histogram', 'histogram_privatized'):
+        'the same: 23 conflicts on an H200, 5 on an H100 (2026-11-27), 0 in the model',
+}
+
+
+def tolerance_of(lab, launch):
+    return TOLERANT.get((lab, launch['label'], launch['kernel'].split('<')[0]))
+
+
+def within(metric, mine, theirs, values):
+    """2 % of the figure, or for bank conflicts 2 % of the same operation's wavefronts."""
+    base = theirs
+    if 'bank_conflicts' in metric:
+        base = values.get(metric.replace('data_bank_conflicts_pipe_lsu_mem_shared', 'data_pipe_lsu_wavefronts_mem_shared'), theirs)
+    return abs(mine - theirs) <= 0.02 * max(abs(base), 1)
 NCU_METRICS = [
     'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum',
     'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum',
@@ -181,6 +206,7 @@ def main(argv=None):
           f'the counting mode sees {sms or occupancy.GPUS["H100"]["sms"]} multiprocessors')
     print(f'ncu {ncu}, sm_{arch}; metrics ncu does not know, left out: {sorted(set(NCU_METRICS) - set(metrics)) or "none"}')
     failures = compared_count = 0
+    tally = {'equal': 0, 'within 2 %': 0, 'compiler': 0}
     print(f"{'kernel':<58} {'metric':<58} {'CPU':>12} {'ncu':>12}  verdict")
     with tempfile.TemporaryDirectory(prefix='ncu_compare_') as scratch:
         for lab in options.labs.split(','):
@@ -194,7 +220,9 @@ def main(argv=None):
                 try:
                     cpu = count_kernels.count(lab, variant, define, n=options.n, gpu=model, build_dir=options.build_dir,
                                               sms=sms)
-                    gpu = run_ncu(ncu, build_gpu_driver(nvcc, arch, lab, source, defines, scratch), metrics, options.n)
+                    program = build_gpu_driver(nvcc, arch, lab, source, defines, scratch)
+                    gpu = run_ncu(ncu, program, metrics, options.n)
+                    sass = shared_codegen.read(program, nvcc)
                 except (counting_build.BuildError, subprocess.TimeoutExpired) as error:
                     print(f'lab {lab} {variant} {define or ""}: not compared: {error}')
                     failures += 1
@@ -203,20 +231,28 @@ def main(argv=None):
                     print(f'lab {lab} {variant} {define or ""}: {len(cpu)} launches counted, {len(gpu)} profiled')
                     failures += 1
                 for c, (kernel, values) in zip(cpu, gpu):
-                    tolerant = (lab, c['label']) in TOLERANT
+                    tolerant = tolerance_of(lab, c) is not None
                     label = f"{lab} {variant}{'=' + define if define else ''} {c['label']}:{c['kernel']}"
                     if c['kernel'].split('<')[0] not in kernel:
                         print(f'{label:<58} launch order differs: ncu ran {kernel}')
                         failures += 1
                         continue
                     occupied = (c.get('occupancy') or {}).get('occupancy') if (c.get('occupancy') or {}).get('from') == 'nvcc' else None
+                    code = shared_codegen.of_kernel(sass, c['kernel'])
                     for metric, mine, theirs in compared(c['metrics'], values, occupied):
-                        ok = mine == theirs or (tolerant and abs(mine - theirs) <= 0.02 * max(abs(theirs), 1))
+                        equal = mine == theirs
+                        near = not equal and tolerant and within(metric, mine, theirs, values)
+                        why = None if equal or near else shared_codegen.note(metric, code)
                         compared_count += 1
-                        failures += not ok
-                        print(f"{label:<58} {metric:<58} {mine:>12} {theirs:>12}  "
-                              f"{'ok' if ok else 'DIFFERS'}{' (2 %)' if tolerant else ''}")
-    print(f'{compared_count} figures compared, {failures} differ or could not be compared')
+                        tally['equal'] += equal
+                        tally['within 2 %'] += near
+                        tally['compiler'] += why is not None
+                        failures += not (equal or near or why)
+                        verdict = 'ok' if equal else 'ok (within 2 %: timing)' if near else why or 'DIFFERS'
+                        print(f"{label:<58} {metric:<58} {mine:>12} {theirs:>12}  {verdict}")
+    print(f"{compared_count} figures compared: {tally['equal']} equal, {tally['within 2 %']} within 2 % where "
+          f"timing decides ({', '.join(sorted({k[1] for k in TOLERANT}))}), {tally['compiler']} differ where the "
+          f"SASS shows vector or predicated shared accesses; {failures} differ otherwise or could not be compared")
     return 1 if failures else 0
 
 

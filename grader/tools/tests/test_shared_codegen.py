@@ -1,0 +1,67 @@
+#!/usr/bin/env python3
+"""grader/tools/shared_codegen.py on SASS lines of the kinds nvcc 13 made for sm_90 of the solutions
+(cuobjdump -sass, 2026-11-27): lab 04's banks kernels (LDS.128), its inverse kernel (@!P0 LDS and
+STS), lab 06's remap (LDS.U8, neither); which ncu metrics each explains, and that nothing else is."""
+import unittest
+
+from tools import compare_counters_ncu, shared_codegen
+from tools.kernel_listing import parse_sass
+
+SASS = """
+        Function : _ZN5lab0456_GLOBAL__N__f4f87896_23_lab04_thread_per_bin_cu_904cdbb925histogram_v2_banks_kernelEPKiiPii
+        /*0100*/                   LDS.128 R8, [R3+UR4] ;
+        /*0110*/                   LDS R12, [R2] ;
+        /*0120*/                   STS [R3], R5 ;
+        Function : _ZN5lab0456_GLOBAL__N__f4f87896_23_lab04_thread_per_bin_cu_904cdbb927histogram_v1_inverse_kernelEPKiiPii
+        /*0100*/              @!P0 LDS R9, [R4] ;
+        /*0110*/              @!P0 STS [R4], R9 ;
+        /*0120*/               @PT LDS R10, [R6] ;
+        Function : _ZN5lab0664_GLOBAL__N__a9d5c572_31_lab06_histogram_equalization_cu_1d263ad012remap_kernelEPKhiS2_Ph
+        /*0100*/                   LDS.U8 R5, [R5+UR4] ;
+        /*0110*/                   STS.U8 [R3], R2 ;
+        Function : _Z20histogram_privatizedIiEvPKT_iPS0_
+        /*0100*/                   LDS R5, [R5] ;
+"""
+LD_INST, ST_INST = 'smsp__inst_executed_op_shared_ld.sum', 'smsp__inst_executed_op_shared_st.sum'
+LD_WAVES = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum'
+LD_CONFLICTS = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum'
+
+
+class SharedCodegen(unittest.TestCase):
+    kernels = parse_sass(SASS)
+
+    def code(self, name):
+        return shared_codegen.of_kernel(self.kernels, name)
+
+    def test_vector_loads_explain_load_counts_only(self):
+        banks = self.code('histogram_v2_banks_kernel')
+        self.assertEqual(banks['ld']['vector'], {'LDS.128'})
+        for metric in (LD_INST, LD_WAVES, LD_CONFLICTS):
+            self.assertIn('LDS.128', shared_codegen.note(metric, banks))
+        self.assertIsNone(shared_codegen.note(ST_INST, banks))  # its one STS is plain
+
+    def test_predicated_accesses_explain_both_but_pt_is_no_predicate(self):
+        inverse = self.code('histogram_v1_inverse_kernel')
+        self.assertTrue(inverse['ld']['predicated'] and inverse['st']['predicated'])
+        self.assertIn('predicated STS', shared_codegen.note(ST_INST, inverse))
+        always = shared_codegen.shared_code(parse_sass(
+            "Function : k\n /*0000*/ @PT LDS R1, [R2] ;\n")['k'])
+        self.assertFalse(always['ld']['predicated'])
+
+    def test_byte_accesses_templates_and_global_metrics_explain_nothing(self):
+        remap = self.code('remap_kernel')
+        self.assertEqual((remap['ld']['vector'], remap['ld']['predicated']), (set(), False))
+        self.assertIsNone(shared_codegen.note(LD_INST, remap))
+        self.assertIsNotNone(self.code('histogram_privatized<int>'))  # found through its mangled name
+        self.assertIsNone(self.code('histogram_v9_kernel'))
+        self.assertIsNone(shared_codegen.note('sectors/request ld', self.code('histogram_v2_banks_kernel')))
+
+    def test_bank_conflicts_within_two_percent_of_their_wavefronts(self):
+        values = {LD_WAVES: 136210.0}
+        self.assertTrue(compare_counters_ncu.within(LD_CONFLICTS, 0, 1042.0, values))  # 0.8 % of 136210
+        self.assertFalse(compare_counters_ncu.within(LD_CONFLICTS, 0, 3000.0, values))
+        self.assertFalse(compare_counters_ncu.within(LD_INST, 41024, 41344 * 1.03, {}))
+
+
+if __name__ == '__main__':
+    unittest.main()
