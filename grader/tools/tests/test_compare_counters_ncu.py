@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""grader/tools/shared_codegen.py on SASS lines of the kinds nvcc 13 made for sm_90 of the solutions
+"""compare_counters_ncu.py's verdicts without a GPU: shared_codegen.py on SASS lines of the kinds nvcc 13 made for sm_90 of the solutions
 (cuobjdump -sass, 2026-11-27): lab 04's banks kernels (LDS.128), its inverse kernel (@!P0 LDS and
-STS), lab 06's remap (LDS.U8, neither); which ncu metrics each explains, and that nothing else is."""
+STS), lab 06's remap (LDS.U8, neither); which ncu metrics each explains, and that nothing else is;
+the 2 % rule for bank conflicts; the known-wrong cases left out."""
 import unittest
 
 from tools import compare_counters_ncu, shared_codegen
@@ -56,11 +57,18 @@ class SharedCodegen(unittest.TestCase):
         self.assertIsNone(self.code('histogram_v9_kernel'))
         self.assertIsNone(shared_codegen.note('sectors/request ld', self.code('histogram_v2_banks_kernel')))
 
+
+class Verdicts(unittest.TestCase):
     def test_bank_conflicts_within_two_percent_of_their_wavefronts(self):
         values = {LD_WAVES: 136210.0}
         self.assertTrue(compare_counters_ncu.within(LD_CONFLICTS, 0, 1042.0, values))  # 0.8 % of 136210
         self.assertFalse(compare_counters_ncu.within(LD_CONFLICTS, 0, 3000.0, values))
         self.assertFalse(compare_counters_ncu.within(LD_INST, 41024, 41344 * 1.03, {}))
+
+    def test_the_out_of_bounds_known_wrong_cases_are_left_out(self):
+        self.assertEqual([compare_counters_ncu.known_wrong_defines(lab, compare_counters_ncu.NOT_COMPARED)
+                          for lab in ('01', '03', '05')], [['4'], [], ['6']])
+        self.assertIn('4', compare_counters_ncu.known_wrong_defines('01'))
 
 
 if __name__ == '__main__':
