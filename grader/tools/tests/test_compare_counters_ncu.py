@@ -65,9 +65,15 @@ class Verdicts(unittest.TestCase):
         self.assertFalse(compare_counters_ncu.within(LD_CONFLICTS, 0, 3000.0, values))
         self.assertFalse(compare_counters_ncu.within(LD_INST, 41024, 41344 * 1.03, {}))
 
+    def test_gccs_own_accesses_are_named_per_kernel_and_metric(self):
+        note = compare_counters_ncu.host_note
+        self.assertIn('uchar4', note('06', 'remap_kernel', 'sectors/request ld'))
+        self.assertIsNone(note('06', 'remap_kernel', 'sectors/request st'))
+        self.assertIsNone(note('06', 'histogram_kernel', 'sectors/request ld'))
+
     def test_the_out_of_bounds_known_wrong_cases_are_left_out(self):
         self.assertEqual([compare_counters_ncu.known_wrong_defines(lab, compare_counters_ncu.NOT_COMPARED)
-                          for lab in ('01', '03', '05')], [['4'], [], ['6']])
+                          for lab in ('01', '03', '05', 'yardsticks')], [['4'], [], ['6'], []])
         self.assertIn('4', compare_counters_ncu.known_wrong_defines('01'))
 
 
