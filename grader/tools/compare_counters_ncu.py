@@ -170,6 +170,20 @@ def known_wrong_defines(lab, named=None):
 # Known-wrong cases that write past their buffers: the CPU backend stops them (or the heap they
 # broke does), the GPU does not; what either side counts after such a write is not the kernel's.
 NOT_COMPARED = 'out_of_bounds'
+# Known-wrong cases whose counts follow a race or memory never written: compared within 2 %.
+RACING_CASES = {
+    ('03', 'missing_merge_barrier'): 'a race: the merge reads bins other warps are still counting into',
+    ('03', 'missing_zero_barrier'): 'a race: warps count into bins others have not zeroed yet',
+    ('03', 'zero_only_own_bin'): 'its bins start with whatever the shared memory held',
+}
+
+
+def racing_case(lab, define):
+    """The reason a known-wrong case's figures are compared within 2 %, or None."""
+    for (case_lab, name), reason in RACING_CASES.items():
+        if case_lab == lab and define is not None and define in known_wrong_defines(lab, name):
+            return reason
+    return None
 
 
 def build_gpu_driver(nvcc, arch, lab, source, defines, out_dir):
@@ -266,14 +280,15 @@ def main(argv=None):
                     print(f'lab {lab} {variant} {define or ""}: {len(cpu)} launches counted, {len(gpu)} profiled')
                     failures += 1
                 for c, (kernel, values) in zip(cpu, gpu):
-                    tolerant = tolerance_of(lab, c) is not None
+                    tolerant = tolerance_of(lab, c) is not None or racing_case(lab, define) is not None
                     label = f"{lab} {variant}{'=' + define if define else ''} {c['label']}:{c['kernel']}"
                     if c['kernel'].split('<')[0] not in kernel:
                         print(f'{label:<58} launch order differs: ncu ran {kernel}')
                         failures += 1
                         continue
                     occupied = (c.get('occupancy') or {}).get('occupancy') if (c.get('occupancy') or {}).get('from') == 'nvcc' else None
-                    code = shared_codegen.of_kernel(sass, c['kernel'])
+                    # A kernel launched through a variable ('kernel<<<...>>>') is found by ncu's name.
+                    code = shared_codegen.of_kernel(sass, c['kernel']) or shared_codegen.of_kernel(sass, kernel)
                     for metric, mine, theirs in compared(c['metrics'], values, occupied):
                         equal = mine == theirs
                         near = not equal and tolerant and within(metric, mine, theirs, values)

@@ -30,11 +30,29 @@ def shared_code(instructions):
     return code
 
 
+def base_name(name):
+    """'histogram_kernel' of 'histogram_kernel', 'blelloch_kernel<true>' or ncu's
+    'void lab04::<unnamed>::histogram_kernel<int>(const int *, int)'."""
+    head = name.split('(')[0].strip()
+    if head.endswith('>'):  # its template arguments, balanced
+        depth = 0
+        for i in range(len(head) - 1, -1, -1):
+            depth += {'>': 1, '<': -1}.get(head[i], 0)
+            if depth == 0:
+                head = head[:i]
+                break
+    words = head.split('::')[-1].split()
+    return words[-1] if words else ''
+
+
 def of_kernel(kernels, name):
-    """The shared code of kernel `name` ('histogram_kernel', 'blelloch_kernel<true>') among
+    """The shared code of kernel `name` ('histogram_kernel', 'blelloch_kernel<true>', or ncu's
+    'void ns::histogram_kernel<int>(const int *, int)') among
     `kernels` ({mangled name: [Instruction]}): the union over every mangled name that holds the
     base name with its Itanium length prefix, or None when none does."""
-    base = name.split('<')[0].split('::')[-1]
+    base = base_name(name)
+    if not base:
+        return None
     matched = [ins for mangled, ins in kernels.items() if f'{len(base)}{base}' in mangled or mangled == base]
     if not matched:
         return None

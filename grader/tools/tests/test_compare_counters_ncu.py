@@ -55,6 +55,10 @@ class SharedCodegen(unittest.TestCase):
         self.assertIsNone(shared_codegen.note(LD_INST, remap))
         self.assertIsNotNone(self.code('histogram_privatized<int>'))  # found through its mangled name
         self.assertIsNone(self.code('histogram_v9_kernel'))
+        self.assertIsNone(self.code('kernel'))  # a launch through a variable: ncu's name finds it
+        self.assertEqual(shared_codegen.base_name('void a::<unnamed>::k<b<int>>(int *)'), 'k')
+        ncu_name = 'lab04::<unnamed>::histogram_v1_inverse_kernel(const int *, int, int *)'
+        self.assertTrue(self.code(ncu_name)['ld']['predicated'])
         self.assertIsNone(shared_codegen.note('sectors/request ld', self.code('histogram_v2_banks_kernel')))
 
 
@@ -70,6 +74,11 @@ class Verdicts(unittest.TestCase):
         self.assertIn('uchar4', note('06', 'remap_kernel', 'sectors/request ld'))
         self.assertIsNone(note('06', 'remap_kernel', 'sectors/request st'))
         self.assertIsNone(note('06', 'histogram_kernel', 'sectors/request ld'))
+
+    def test_racing_known_wrong_cases_are_compared_within_two_percent(self):
+        self.assertIn('race', compare_counters_ncu.racing_case('03', '4'))
+        self.assertIsNone(compare_counters_ncu.racing_case('03', '1'))
+        self.assertIsNone(compare_counters_ncu.racing_case('03', None))
 
     def test_the_out_of_bounds_known_wrong_cases_are_left_out(self):
         self.assertEqual([compare_counters_ncu.known_wrong_defines(lab, compare_counters_ncu.NOT_COMPARED)
