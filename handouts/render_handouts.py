@@ -37,7 +37,7 @@ REQUIREMENTS = ROOT / "requirements-docs.txt"
 MEDIA_TYPES = {".png": "image/png", ".svg": "image/svg+xml", ".jpg": "image/jpeg", ".jpeg": "image/jpeg",
                ".gif": "image/gif", ".webp": "image/webp"}
 # The largest figure is about 65 KB. Past this a figure slows every page and clone that carries it;
-# the 672 KB histogram PNG of issue 17 (stored uncompressed) would have been stopped here.
+# a 672 KB histogram PNG once stored uncompressed would have been stopped here.
 MAX_FIGURE_BYTES = 400 * 1024
 MAX_PNG_SIDE = 4096  # pixels: the sweep plots are at most 1540 wide; more than this is a mistake
 BROWSERS = ("chromium", "chromium-browser", "google-chrome", "google-chrome-stable")
