@@ -33,6 +33,7 @@ fail. Nor do the few where g++, which compiles the counting mode, made other acc
 import argparse
 import csv
 import ctypes
+import functools
 import io
 import os
 import re
@@ -152,19 +153,23 @@ def find_ncu(given, nvcc):
     return None
 
 
-def known_wrong_defines(lab, named=None):
-    """The known-wrong cases of labs/NN-*/meson.build (`named`: only those of that name); the
-    yardsticks have none."""
+@functools.lru_cache(maxsize=None)
+def known_wrong_names(lab):
+    """{define: case name} of labs/NN-*/meson.build's known-wrong cases, both lists
+    ('known_wrong_cases': wrong results; 'known_wrong_techniques': right results the wrong way);
+    the yardsticks have none."""
     if lab == counting_build.YARDSTICKS:
-        return []
+        return {}
     folder, _ = counting_build.lab_folder(lab)
     with open(os.path.join(ROOT, 'labs', folder, 'meson.build'), encoding='utf-8') as f:
         text = f.read()
-    # Both lists: 'known_wrong_cases' (wrong results) and 'known_wrong_techniques' (right results the wrong way).
-    cases = re.findall(r"'define':\s*'(\d+)',\s*'name':\s*'(\w+)'", text) if named else []
-    if named:
-        return sorted({d for d, name in cases if name == named}, key=int)
-    return sorted(set(re.findall(r"'define':\s*'(\d+)'", text)), key=int)
+    return dict(re.findall(r"'define':\s*'(\d+)',\s*'name':\s*'(\w+)'", text))
+
+
+def known_wrong_defines(lab, named=None):
+    """The known-wrong cases' defines (`named`: only those of that name)."""
+    cases = known_wrong_names(lab)
+    return sorted((d for d, name in cases.items() if named in (None, name)), key=int)
 
 
 # Known-wrong cases that write past their buffers: the CPU backend stops them (or the heap they
@@ -180,10 +185,7 @@ RACING_CASES = {
 
 def racing_case(lab, define):
     """The reason a known-wrong case's figures are compared within 2 %, or None."""
-    for (case_lab, name), reason in RACING_CASES.items():
-        if case_lab == lab and define is not None and define in known_wrong_defines(lab, name):
-            return reason
-    return None
+    return RACING_CASES.get((lab, known_wrong_names(lab).get(define)))
 
 
 def build_gpu_driver(nvcc, arch, lab, source, defines, out_dir):
@@ -260,7 +262,7 @@ def main(argv=None):
             else:
                 variants = [('solutions', None), ('starter', None)] + [('known-wrong', d) for d in known_wrong_defines(lab)]
             for variant, define in variants[:1] if options.only_solutions else variants:
-                if define is not None and define in known_wrong_defines(lab, NOT_COMPARED):
+                if known_wrong_names(lab).get(define) == NOT_COMPARED:
                     print(f'lab {lab} known-wrong {define} ({NOT_COMPARED}): not compared: it writes past its '
                           f'buffers, so neither side counts the kernel alone')
                     continue
