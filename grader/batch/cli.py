@@ -141,6 +141,12 @@ def parse_args(argv):
     parser.add_argument("--run-as", default="nobody",
                         help="unprivileged user student code runs as when the grader is root "
                              "(default nobody)")
+    parser.add_argument("--sandbox", choices=["bubblewrap", "uid"], default="bubblewrap",
+                        help="how student code is confined: bubblewrap (default: its own view of "
+                             "the machine, no network); uid, where no namespace can be made (a "
+                             "container such as PrairieLearn's): as root, each run as a uid of its "
+                             "own with limits, one submission per batch, after checking that no "
+                             "secret of the grader is readable (batch/uid_sandbox.py)")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="grade even where no bubblewrap sandbox can be set up: student code "
                              "then runs unconfined (as --run-as when root, else as you); the "
@@ -154,6 +160,8 @@ def parse_args(argv):
     args = parser.parse_args(argv)
     if args.jobs < 1 or args.timeout <= 0 or (args.budget is not None and args.budget <= 0):
         parser.error("--jobs, --timeout and --budget must be positive")
+    if args.sandbox == "uid" and args.unsafe_no_sandbox:
+        parser.error("--sandbox uid and --unsafe-no-sandbox: choose one")
     if args.data_count is not None and args.data_count <= 0:
         parser.error("--data-count must be positive")
     check_seeds(parser, args)
@@ -175,7 +183,9 @@ def settings_from(args):
         seeds=Seeds(args.input_seed, args.data_seed, args.data_count),
         timeout_s=args.timeout, budget_s=args.budget or 10 * args.timeout, force=args.force,
         gpu_archs=args.gpu_archs, integrity=args.integrity, visibility=args.visibility,
-        sanitizers=args.sanitizers, run_as=args.run_as, unsafe_no_sandbox=args.unsafe_no_sandbox,
+        sanitizers=args.sanitizers, run_as=args.run_as, sandbox=args.sandbox,
+        seed_file=os.path.abspath(args.seed_file) if args.seed_file else None,
+        unsafe_no_sandbox=args.unsafe_no_sandbox,
         matplotlib=not args.no_matplotlib)
 
 

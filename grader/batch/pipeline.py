@@ -196,7 +196,7 @@ def run_batch(batch, entries):
         return 0
 
     batch.choose_sanitizers()
-    batch.choose_isolation()
+    batch.choose_isolation(len(entries))
     batch.log(f"Student code runs in: {batch.user_note}")
     slots = batch.gpu_slots()
     workers = make_workers(batch)
@@ -318,6 +318,8 @@ def run_batch(batch, entries):
         pool.shutdown(wait=True)
         if batch.run_root:
             shutil.rmtree(batch.run_root, ignore_errors=True)
+        if batch.sandbox is not None:  # the uid sandbox: what the compiles left (a compiler cache)
+            batch.sandbox.sweep(batch.sandbox.owner()[0])
     finish(batch, records, batch_summary(batch, reference))
     batch.log(f"Done in {time.monotonic() - started:.0f} s: {batch.report.index_html}, class.csv")
     return 1 if failures else 0

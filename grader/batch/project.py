@@ -74,6 +74,36 @@ def project_files(root=ROOT, skip_paths=()):
     return files
 
 
+# Left out of the students' copy, but no answer: the build's own tools and caches.
+TOOL_NAMES = {".venv", "__pycache__", ".mypy_cache", ".whl"}
+
+
+def answer_paths(root=ROOT, skip_paths=()):
+    """Absolute paths of the files under `root` that the students' copy leaves out and a student
+    must not read (solutions, fixtures, answer keys, version control, builds, known-wrong
+    kernels...): what a sandbox that cannot hide the machine checks is unreadable. `skip_paths`
+    (the report, the work folder, the submissions) are the batch's own to guard."""
+    skipped = {os.path.relpath(os.path.abspath(p), root) for p in skip_paths}
+    found = []
+    for directory, subdirs, names in os.walk(root):
+        rel_dir = os.path.relpath(directory, root)
+        rel_dir = "" if rel_dir == "." else rel_dir
+        subdirs[:] = [d for d in subdirs if d not in TOOL_NAMES
+                      and os.path.join(rel_dir, d) not in skipped
+                      and not os.path.islink(os.path.join(directory, d))]
+        for name in names:
+            rel = os.path.join(rel_dir, name)
+            known_wrong = PLACEHOLDER_FOLDER in rel.split(os.sep)[:-1]
+            if _excluded(rel, set()) or known_wrong and students_bytes(rel, root) != _read(rel, root):
+                found.append(os.path.join(root, rel))
+    return found
+
+
+def _read(rel, root):
+    with open(os.path.join(root, rel), "rb") as f:
+        return f.read()
+
+
 def students_bytes(rel, root=ROOT):
     """What the students' copy holds at `rel` (a path project_files listed)."""
     if PLACEHOLDER_FOLDER in rel.split(os.sep)[:-1]:

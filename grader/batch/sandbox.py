@@ -14,7 +14,9 @@ It never runs as root or as the instructor's own account:
 - grader run as an ordinary user (a cluster job): bwrap makes a user namespace in which the command
   is uid 65534, with no capabilities outside it; only what is bound is visible.
 When neither works, `detect` says why and the batch refuses to start (unless the instructor gives
---unsafe-no-sandbox, which the report then states at its top).
+--unsafe-no-sandbox, which the report then states at its top). Where no namespace can be made (a
+container that gives none), `--sandbox uid` chooses uid_sandbox.py instead, which says what it
+cannot hide.
 """
 import glob
 import os
@@ -47,7 +49,8 @@ RUN_ENVIRONMENT = {"MALLOC_ARENA_MAX": "2"}
 
 REMEDY = ("install bubblewrap (Debian/Ubuntu: apt-get install bubblewrap) and allow user namespaces "
           "(sysctl kernel.unprivileged_userns_clone=1; on Ubuntu 24.04 also "
-          "kernel.apparmor_restrict_unprivileged_userns=0), or run the batch as root; "
+          "kernel.apparmor_restrict_unprivileged_userns=0), or run the batch as root; in a "
+          "container that gives no namespaces (PrairieLearn's), run as root with --sandbox uid; "
           "--unsafe-no-sandbox grades without one (student code then sees this machine)")
 
 
@@ -90,6 +93,7 @@ def gpu_device_nodes():
 
 class Sandbox:
     """How to start a command in the sandbox. `user` is a pwd entry (root mode) or None."""
+    binds = True  # a command sees only what is bound, some of it at paths.SANDBOXED
 
     def __init__(self, bwrap, mode, user, prefixes, gpu):
         self.bwrap = bwrap
@@ -118,6 +122,10 @@ class Sandbox:
         if self.mode == "root":
             return self.user.pw_uid, self.user.pw_gid
         return os.getuid(), os.getgid()
+
+    def sweep(self, uid):
+        """Nothing to do after a run: its PID namespace ended its processes, its /tmp and IPC
+        were its own (uid_sandbox.py has work to do here)."""
 
     def command(self, argv, kind, read_only=(), writable=(), chdir="/tmp", gpu=None, uid=None):
         """The full command line. `read_only`/`writable`: [(outside path, inside path)]; `uid`:

@@ -1,6 +1,7 @@
 """One batch: isolation (the sandbox, or the user of --unsafe-no-sandbox), GPU slots, the data
 file, and how each lab program of a submission is started and run. It is given a Settings
 (settings.py; cli.py makes it from the command line); pipeline.py drives the batch."""
+import functools
 import hashlib
 import json
 import os
@@ -17,7 +18,7 @@ from dataclasses import dataclass, replace
 from runs import harness
 from runs.checker import CheckerSettings
 
-from batch import builder, paths, project, sandbox, sanitize
+from batch import builder, paths, project, sandbox, sanitize, uid_sandbox
 
 
 # The most samples a CPU-backend checker reads of the data file (grader/core/run_options.cpp
@@ -137,20 +138,31 @@ class BatchSession:
                                  "__syncthreads()) were looked for only on the CPU backend's "
                                  "shuffled schedule (second_opinion.py)")
 
-    def choose_isolation(self):
-        """The sandbox, or (only with --unsafe-no-sandbox) the user student code runs as. Fails
-        closed: no sandbox and no override is an error naming the override."""
+    def choose_isolation(self, submissions=1):
+        """The sandbox (--sandbox), or (only with --unsafe-no-sandbox) the user student code runs
+        as. Fails closed: no sandbox and no override is an error naming the override; so is a uid
+        sandbox that cannot hide what it must (`submissions`: how many the class folder holds)."""
         run_as = self.settings.run_as
         if not self.settings.unsafe_no_sandbox:
+            gpu = self.settings.backend == "cuda"
             try:
-                self.sandbox = sandbox.detect(run_as, gpu=self.settings.backend == "cuda",
-                                              extra_programs=[self.sanitizer_path])
+                if self.settings.sandbox == "uid":
+                    if submissions > 1:
+                        raise sandbox.SandboxUnavailable(
+                            f"the uid sandbox grades one submission per batch ({submissions} here): "
+                            "student code would see the others; grade a class with bubblewrap")
+                    self.sandbox = uid_sandbox.detect(run_as, gpu)
+                else:
+                    self.sandbox = sandbox.detect(run_as, gpu=gpu, extra_programs=[self.sanitizer_path])
             except sandbox.SandboxUnavailable as error:
                 raise RuntimeError(f"no sandbox for student code: {error}") from None
             self.user_note = self.sandbox.describe()
             self.warnings += self.sandbox.notes
             for index in range(max(1, self.settings.jobs) + 8):  # more than GPU slots + the reference
                 self.run_uids.put(sandbox.RUN_UID_BASE + index)
+            if not self.sandbox.binds:
+                self.sandbox.sweep(self.sandbox.user.pw_uid)  # what compiles as it left before
+                uid_sandbox.hide_secrets(self.sandbox, self.settings)
             return
         me = pwd.getpwuid(os.geteuid()).pw_name
         if os.geteuid() != 0:
@@ -170,7 +182,7 @@ class BatchSession:
     def prepare_run_files(self, default_data):
         """A folder the run user can read, holding each run's program and files; the class's data
         file (the build's, or one of --data-count); a hidden data seed's are per submission."""
-        if self.sandbox is not None:
+        if self.sandbox is not None and self.sandbox.binds:
             # Only the grader and the sandbox (which binds what each run needs) go in here.
             self.run_root = tempfile.mkdtemp(prefix="runs-", dir=self.work.root)
             os.chmod(self.run_root, 0o700)
@@ -194,9 +206,9 @@ class BatchSession:
         data = self.work.data_file(key)
         if not os.path.exists(data):
             self.generate_data(data, seeds)
-        if self.sandbox is not None:
+        if self.sandbox is not None and self.sandbox.binds:
             os.chmod(data, 0o644)  # bound read-only into each run as paths.SANDBOXED.data
-        elif self.user is not None and not readable_by_others(data):
+        elif (self.user is not None or self.sandbox is not None) and not readable_by_others(data):
             copy = paths.data_copy(self.run_root, key)
             shutil.copyfile(data, copy)
             os.chmod(copy, 0o644)
@@ -268,7 +280,7 @@ class BatchSession:
             env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
         if gpu is not None:
             env["CUDA_VISIBLE_DEVICES"] = gpu
-        if self.sandbox is not None:
+        if self.sandbox is not None and self.sandbox.binds:
             env.update(HOME="/tmp", TMPDIR="/tmp", **sandbox.RUN_ENVIRONMENT)
             where, cwd = paths.SANDBOXED, "/"
             bound = [(folder.runner(lab), where.runner), (folder.checker(lab), where.checker),
@@ -284,6 +296,11 @@ class BatchSession:
             cwd = tempfile.mkdtemp(prefix="home-", dir=folder.root)
             if self.user is not None:
                 os.chown(cwd, self.user.uid, self.user.gid)
+            elif self.sandbox is not None:  # the uid sandbox: this run's uid owns its home
+                uid, gid = self.run_uid, self.sandbox.user.pw_gid
+                os.chown(cwd, self.sandbox.user.pw_uid if uid is None else uid, gid)
+                env.update(sandbox.RUN_ENVIRONMENT)
+                wrap = functools.partial(self.sandbox.command, kind="run", uid=self.run_uid)
             os.chmod(cwd, 0o700)
             env.update(HOME=cwd, TMPDIR=cwd)
         # The runner's own --timeout watches every test (no watchdog in the program); a sanitizer
@@ -308,14 +325,16 @@ class BatchSession:
 
     def run_lab(self, lab, folder, tests, gpu, run_inputs, budget=None, tool=None):
         """Run `tests` of `lab`; with `tool`, under that compute-sanitizer tool on small inputs."""
-        if self.sandbox is None or self.sandbox.mode != "root":
+        if self.sandbox is None or self.sandbox.mode == "userns":
             return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool)
-        self._uid_of_thread.uid = self.run_uids.get()
+        uid = self._uid_of_thread.uid = self.run_uids.get()
         try:
+            self.sandbox.sweep(uid)  # the uid sandbox: nothing of an earlier run is left
             return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool)
         finally:
-            self.run_uids.put(self._uid_of_thread.uid)
             self._uid_of_thread.uid = None
+            self.sandbox.sweep(uid)  # raises, and the uid is not used again, if it cannot
+            self.run_uids.put(uid)
 
     def sanitizer_hazards(self, lab, folder, tests, gpu, run_inputs, tool):
         """{test: evidence} of `tests` under `tool` (the reference's, to exempt)."""

@@ -61,6 +61,8 @@ class Settings:
     visibility: object            # gradescope.VisibilityPolicy
     sanitizers: str               # auto, none or a list of tools
     run_as: str
+    sandbox: str                  # bubblewrap or uid (--sandbox)
+    seed_file: Optional[str]      # --seed-file, a secret the uid sandbox checks is not readable
     unsafe_no_sandbox: bool
     matplotlib: bool
 

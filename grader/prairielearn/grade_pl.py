@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """PrairieLearn's external grader for the workbook: grades the lab files a student submitted
-(/grade/student) with grade_submissions.py on the CPU backend, in its sandbox (batch/single.py, as
-Gradescope's cpu mode does), and writes /grade/results/results.json in PrairieLearn's format
+(/grade/student) with grade_submissions.py on the CPU backend, in the sandbox its settings choose
+(the template's: --sandbox=uid, as PrairieLearn's containers give no namespaces; batch/single.py,
+as Gradescope's cpu mode does), and writes /grade/results/results.json in PrairieLearn's format
 (results_format.py).
 
     grade_pl.py run --labs 01        grade a submission (run.sh, the question's entrypoint)
@@ -27,6 +28,7 @@ import argparse
 import json
 import os
 import sys
+import tempfile
 
 from batch import project, single  # grader/, on PYTHONPATH (run.sh)
 from prairielearn import results_format
@@ -103,6 +105,23 @@ def results_of(graded, lab_names):
             "tests": [pl_test(t) for t in graded.results.get("tests", [])]}
 
 
+def protect_grade_root():
+    """Before any student code runs: the job's folders but student/ and results/ (the course's
+    server files, the hidden seed, PrairieLearn's tests) become the grader's alone, and results/
+    is writable by the grader alone. Under --sandbox uid, student code sees the files others may
+    read; the batch then checks that the seed file is not one of them."""
+    root = grade_root()
+    for name in os.listdir(root) if os.path.isdir(root) else []:
+        path = os.path.join(root, name)
+        if name not in ("student", "results") and not os.path.islink(path):
+            os.chmod(path, os.stat(path).st_mode & 0o700)
+    folder = os.path.join(root, "results")
+    os.makedirs(folder, exist_ok=True)
+    if os.geteuid() == 0:
+        os.chown(folder, 0, 0)
+    os.chmod(folder, 0o755)
+
+
 def write_results(results):
     folder = os.path.join(grade_root(), "results")
     os.makedirs(folder, exist_ok=True)
@@ -110,9 +129,11 @@ def write_results(results):
     if problems:  # never hand PrairieLearn a result its documentation does not describe
         print("error: the result broke PrairieLearn's format: " + "; ".join(problems))
         results = grader_problem(["the grader made a result PrairieLearn does not accept"])
-    temporary = os.path.join(folder, "results.json.partial")
-    with open(temporary, "w", encoding="utf-8") as f:
+    # A new file of a name no one could know, renamed over results.json (a link there included).
+    handle, temporary = tempfile.mkstemp(prefix=".results-", dir=folder)
+    with os.fdopen(handle, "w", encoding="utf-8") as f:
         json.dump(results, f, indent=1)
+    os.chmod(temporary, 0o644)
     os.replace(temporary, os.path.join(folder, "results.json"))
 
 
@@ -150,12 +171,14 @@ def main(argv=None):
     if not args.labs:
         parser.error(f"{args.command} needs --labs (the lab the question grades, e.g. --labs 01)")
     if args.command == "warm-up":
+        protect_grade_root()
         results, graded = grade(os.path.join(SOURCE, "starter"), args.labs)
         ok = graded is not None and graded.record is not None
         print("warm-up done: the workers are built" if ok else
               "warm-up failed: each job will build from scratch\n" + results.get("message", ""))
         return 0 if ok else 1
     try:
+        protect_grade_root()
         results, _ = grade(os.path.join(grade_root(), "student"), args.labs)
     except Exception as error:  # noqa: BLE001  (whatever fails, PrairieLearn gets a result)
         import traceback

@@ -145,6 +145,8 @@ class CheckerSettingsTest(Temp):
         batch.data_file, batch.snapshot = os.path.join(self.tmp, "data.bin"), "/project"
         if sandboxed:
             class Box:
+                binds = True  # bubblewrap's: paths.SANDBOXED
+
                 def command(self, argv, kind, read_only, uid):
                     self.bound = dict(read_only)
                     return ["bwrap"] + argv

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""The uid sandbox (grader/batch/uid_sandbox.py) on its own, fast (a few seconds): its command
+runs as the uid it names with the limits; `sweep` ends a detached process, removes the uid's files
+in world-writable folders and its System V shared memory; `readable` tells what a uid can read;
+the project's answers are listed (project.answer_paths) and a students' copy has none; and a batch
+refuses to start, saying why, with two submissions or a seed file others can read.
+
+Needs root (the sandbox starts commands as other uids) and a Python, meson and ninja every user
+can run (the system's, on SYSTEM_PATH: the test runs itself again with that Python where the one
+it was started with is out of their reach, e.g. in /root): elsewhere it skips, saying so (exit
+77); GRADER_REQUIRE_UID_SANDBOX=1 (CI) makes that a failure. PrairieLearn's entry point grades in it
+end to end (grader/prairielearn/tests/test_grade_pl.py)."""
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import unittest
+
+from batch import project, sandbox, uid_sandbox
+
+SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+RUN_UID = sandbox.RUN_UID_BASE + 7  # a run uid no batch of this machine is likely to use now
+ROOT = project.ROOT
+
+
+def as_uid(script, uid=RUN_UID):
+    return subprocess.run(["setpriv", f"--reuid={uid}", "--regid=65534", "--clear-groups", "/bin/sh",
+                           "-c", script], capture_output=True, text=True, timeout=60, cwd="/")
+
+
+class UidSandboxTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.box = uid_sandbox.UidSandbox(__import__("pwd").getpwnam("nobody"), gpu=False)
+        cls.tmp = tempfile.mkdtemp(prefix="uid-sandbox-")
+        os.chmod(cls.tmp, 0o755)
+        cls.copy = os.path.join(cls.tmp, "copy")  # the students' copy, as a PrairieLearn image has it
+        project.sync_snapshot(cls.copy, ROOT)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.box.sweep(RUN_UID)
+        shutil.rmtree(cls.tmp, ignore_errors=True)
+
+    def test_command_runs_as_the_uid_with_limits(self):
+        done = subprocess.run(self.box.command(["/bin/sh", "-c", "id -u; id -G; grep -E "
+                                                "'^Max (processes|core)' /proc/self/limits"],
+                                               "run", uid=RUN_UID),
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(done.stdout.split()[:2], [str(RUN_UID), "65534"])
+        self.assertRegex(done.stdout, rf"Max processes +{sandbox.LIMITS['run']['processes']} ")
+        self.assertRegex(done.stdout, r"Max core file size +0 ")
+        self.assertNotIn("bwrap", " ".join(self.box.command(["true"], "run")))
+
+    def test_sweep_ends_what_a_run_leaves(self):
+        marker = f"uid-sandbox-test-{os.getpid()}"
+        left = as_uid(f"setsid sleep 300 >/dev/null 2>&1 < /dev/null & "
+                      f"mkdir /tmp/{marker}-dir && touch /tmp/{marker}-dir/f /tmp/{marker} && "
+                      f"ipcmk -M 4096 && echo started")
+        self.assertIn("started", left.stdout, left.stderr)
+        time.sleep(0.2)
+        self.assertTrue(uid_sandbox.processes_of(RUN_UID))
+
+        def segments():
+            with open("/proc/sysvipc/shm") as f:
+                return [line for line in f.read().splitlines()[1:] if str(RUN_UID) in line.split()]
+        self.assertTrue(segments())
+        self.box.sweep(RUN_UID)
+        self.assertEqual(uid_sandbox.processes_of(RUN_UID), [])
+        self.assertFalse(os.path.lexists(f"/tmp/{marker}"))
+        self.assertFalse(os.path.lexists(f"/tmp/{marker}-dir"))
+        self.assertEqual(segments(), [])
+
+    def test_readable_is_what_the_uid_can_read(self):
+        open_file, closed_file = os.path.join(self.tmp, "open"), os.path.join(self.tmp, "closed")
+        for path, mode in ((open_file, 0o644), (closed_file, 0o600)):
+            with open(path, "w") as f:
+                f.write("x")
+            os.chmod(path, mode)
+        self.assertEqual(self.box.readable([open_file, closed_file, self.tmp], RUN_UID),
+                         [open_file, self.tmp])
+
+    def test_answers_are_listed_and_a_students_copy_has_none(self):
+        answers = [os.path.relpath(p, ROOT) for p in project.answer_paths(ROOT)]
+        for rel in ("solutions/lab01_global_atomics.cu", "handouts/01-global-atomics-answers.md",
+                    "grader/batch/fixtures/correct/lab01_global_atomics.cu"):
+            if os.path.exists(os.path.join(ROOT, rel)):
+                self.assertIn(rel, answers)
+        self.assertNotIn("starter/lab01_global_atomics.cu", answers)
+        self.assertEqual(project.answer_paths(self.copy), [])
+
+    def grade(self, folder, *options):
+        return subprocess.run([sys.executable, os.path.join(self.copy, "grader", "grade_submissions.py"),
+                               folder, "--out", os.path.join(self.tmp, "report"), "--work-dir",
+                               os.path.join(self.tmp, "work"), "--labs", "01", "--backend", "cpu",
+                               "--sandbox", "uid", *options], capture_output=True, text=True,
+                              timeout=300)
+
+    def test_a_batch_refuses_two_submissions(self):
+        folder = os.path.join(self.tmp, "two")
+        for name in ("alice", "bob"):
+            os.makedirs(os.path.join(folder, name))
+            shutil.copy(os.path.join(ROOT, "starter", "lab01_global_atomics.cu"), os.path.join(folder, name))
+        done = self.grade(folder)
+        self.assertEqual(done.returncode, 2, done.stdout[-2000:])
+        self.assertIn("one submission per batch (2 here)", done.stderr)
+
+    def test_a_batch_refuses_a_seed_file_others_can_read(self):
+        folder = os.path.join(self.tmp, "one")
+        os.makedirs(os.path.join(folder, "alice"))
+        shutil.copy(os.path.join(ROOT, "starter", "lab01_global_atomics.cu"), os.path.join(folder, "alice"))
+        seed = os.path.join(self.tmp, "seed")
+        with open(seed, "w") as f:
+            f.write("input-seed 12345\n")
+        os.chmod(seed, 0o644)
+        done = self.grade(folder, "--seed-file", seed)
+        self.assertEqual(done.returncode, 2, done.stdout[-2000:])
+        self.assertIn(f"can read {seed}", done.stderr)
+
+
+def python_for_others():
+    """A Python on SYSTEM_PATH that nobody may run, or None."""
+    python = shutil.which("python3", path=SYSTEM_PATH)
+    if python and as_uid(f"test -x {python}", 65534).returncode == 0:
+        return python
+    return None
+
+
+if __name__ == "__main__":
+    if os.geteuid() == 0 and as_uid(f"test -x {sys.executable}", 65534).returncode != 0:
+        python = python_for_others()
+        if python:
+            os.execve(python, [python] + sys.argv, dict(os.environ, PATH=SYSTEM_PATH))
+    problem = None
+    if os.geteuid() != 0:
+        problem = "not root: the uid sandbox starts commands as other uids"
+    else:
+        try:
+            uid_sandbox.detect("nobody", False)
+        except sandbox.SandboxUnavailable as error:
+            problem = str(error)
+    if problem and os.environ.get("GRADER_REQUIRE_UID_SANDBOX") != "1":
+        print(f"skipped: {problem}")
+        sys.exit(77)
+    if problem:
+        print(f"GRADER_REQUIRE_UID_SANDBOX=1, but the uid sandbox cannot start: {problem}")
+        sys.exit(1)
+    unittest.main(verbosity=2)

@@ -1,0 +1,249 @@
+"""The uid sandbox (--sandbox uid), for machines where bubblewrap cannot start because they give no
+namespaces: PrairieLearn's grader containers, Docker's default profile. The grader runs as root
+and starts every compile and run of student code through prlimit and setpriv: as a uid of its own
+(each run; compiles as --run-as), with no groups, no capabilities, no new privileges, and the
+limits of sandbox.LIMITS.
+
+Without namespaces, student code shares the machine's view: every file others may read, the
+process list (command lines; not environments or memory: the checker is not dumpable), the
+machine's network, its world-writable folders and System V IPC. The batch makes up for each, and
+refuses to start where it cannot (session.BatchSession.choose_isolation):
+- it grades one submission per batch (a container per job, as PrairieLearn's), so no other
+  student's file or process is on the machine;
+- before any student code runs, it checks as the run uids that none of the grader's secrets can
+  be read (`hide_secrets`): the seed file, the report, the work folder's salt and data, the
+  project's answers (project.answer_paths); one that can is an error that names it;
+- before and after each run, `sweep` kills every process of the run's uid, removes what that uid
+  owns in the machine's world-writable folders and its IPC objects, so no run reaches the next;
+- the report names the network interfaces that are up (PrairieLearn's containers have none).
+"""
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+from batch import project, sandbox
+
+# Where no grader file is, and what a walk for world-writable folders never enters.
+NOT_WALKED = ("/proc", "/sys")
+KILL_DEADLINE_S = 10
+
+
+class UidSandbox:
+    """The sandbox.Sandbox interface for --sandbox uid. `user`: the pwd entry compiles run as."""
+    mode = "uid"
+    binds = False  # paths are the machine's own: nothing is bound, nothing renamed
+
+    def __init__(self, user, gpu):
+        self.user = user
+        self.gpu = gpu
+        self.prefixes = []
+        self.setpriv = shutil.which("setpriv")
+        self.prlimit = shutil.which("prlimit")
+        self.writable = world_writable_folders(user.pw_gid)
+        self.notes = []
+        interfaces = network_interfaces_up()
+        if interfaces:
+            self.notes.append(f"the uid sandbox has no network namespace: student code could reach "
+                              f"this machine's network ({', '.join(interfaces)} up)")
+
+    def describe(self):
+        return (f"uid sandbox (no namespaces): each run as a uid of its own, compiles as "
+                f"{self.user.pw_name} (uid {self.user.pw_uid}); limits, no capabilities; it sees "
+                "the files of this machine others may read")
+
+    def owner(self):
+        return self.user.pw_uid, self.user.pw_gid
+
+    def command(self, argv, kind, read_only=(), writable=(), chdir=None, gpu=None, uid=None):
+        """The full command line; `read_only`, `writable` and `chdir` are bubblewrap's (paths
+        here are the machine's own, and the caller's folder is the command's)."""
+        limits = sandbox.LIMITS[kind]
+        rule, memory = sandbox.memory_limit(kind, self.gpu if gpu is None else gpu)
+        return [self.prlimit, f"--nproc={limits['processes']}", f"--nofile={limits['files']}",
+                f"--fsize={limits['file_bytes']}", "--core=0", f"--cpu={limits['cpu_s']}",
+                f"--{rule}={memory}", "--",
+                self.setpriv, f"--reuid={uid if uid is not None else self.user.pw_uid}",
+                f"--regid={self.user.pw_gid}", "--clear-groups", "--no-new-privs",
+                "--inh-caps=-all", "--"] + list(argv)
+
+    def sweep(self, uid):
+        """End everything of `uid`: its processes, its files in world-writable folders, its
+        System V IPC objects. RuntimeError when a process of it outlives the deadline."""
+        left = kill_processes(uid)
+        if left:
+            raise RuntimeError(f"uid sandbox: {len(left)} process(es) of uid {uid} survived "
+                               f"{KILL_DEADLINE_S} s of SIGKILL")
+        for folder in self.writable:
+            remove_owned(folder, uid)
+        remove_ipc(uid)
+
+    def readable(self, paths, uid, test="-r"):
+        """Of `paths`, those `uid` can read (a folder: list), as `test -r` (or `test`) finds in a
+        shell running as `uid` (its permissions, ACLs included); RuntimeError when it cannot run."""
+        script = f'while IFS= read -r p; do if [ {test} "$p" ]; then printf "%s\\n" "$p"; fi; done'
+        done = subprocess.run(["/bin/sh", "-c", script], input="".join(p + "\n" for p in paths),
+                              capture_output=True, text=True, timeout=300, cwd="/",
+                              user=uid, group=self.user.pw_gid, extra_groups=[])
+        if done.returncode != 0:
+            raise RuntimeError(f"uid sandbox: could not check what uid {uid} can read: "
+                               f"{done.stderr.strip()[-300:]}")
+        return done.stdout.splitlines()
+
+
+def detect(run_as, gpu):
+    """The uid sandbox, or sandbox.SandboxUnavailable saying why."""
+    if os.geteuid() != 0:
+        raise sandbox.SandboxUnavailable("the uid sandbox needs the grader to run as root (it "
+                                         "starts student code as uids of its own)")
+    for tool in ("prlimit", "setpriv", "ipcrm"):
+        if shutil.which(tool) is None:
+            raise sandbox.SandboxUnavailable(f"{tool} (util-linux) is not installed")
+    try:
+        user = pwd.getpwnam(run_as)
+    except KeyError:
+        raise sandbox.SandboxUnavailable(f"no user {run_as!r} on this machine to run student code "
+                                         "as; give an unprivileged one with --run-as") from None
+    if user.pw_uid == 0:
+        raise sandbox.SandboxUnavailable(f"--run-as {run_as} is root; give an unprivileged user")
+    chosen = UidSandbox(user, gpu)
+    programs = {os.path.realpath(p) for p in [sys.executable] + [shutil.which(t) for t in
+                ("meson", "ninja", "c++", "nvcc")] if p}
+    runnable = set(chosen.readable(sorted(programs), user.pw_uid, "-x"))
+    if programs - runnable:
+        raise sandbox.SandboxUnavailable(
+            f"{run_as} cannot run {', '.join(sorted(programs - runnable))}: in the uid sandbox the "
+            "build's tools must be where every user can run them (system packages, /usr/local, "
+            "or the project's .venv made from such a Python)")
+    done = subprocess.run(chosen.command(["id", "-u"], "run", uid=sandbox.RUN_UID_BASE),
+                          capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
+    if done.returncode != 0 or done.stdout.strip() != str(sandbox.RUN_UID_BASE):
+        raise sandbox.SandboxUnavailable("setpriv could not start a command as another uid here: "
+                                         + (done.stderr or done.stdout).strip()[-300:])
+    return chosen
+
+
+def hide_secrets(box, settings):
+    """Make the report private and the work folder unlistable, then check, as the uids student
+    code compiles and runs as, that no secret of the grader can be read (the report, the seed
+    file, the work folder's salt and data, the project's answers); RuntimeError naming those
+    that can."""
+    os.chmod(settings.report.root, 0o700)
+    os.chmod(settings.work.root, 0o711)
+    own = [settings.report.root, settings.work.root, settings.submissions]
+    secret = [settings.report.root, settings.work.seed_salt, settings.work.data_dir]
+    secret += [settings.seed_file] if settings.seed_file else []
+    secret = [p for p in secret if os.path.lexists(p)] + project.answer_paths(project.ROOT, own)
+    for uid in (box.user.pw_uid, sandbox.RUN_UID_BASE):
+        try:
+            readable = box.readable(secret, uid)
+        except (RuntimeError, OSError, subprocess.TimeoutExpired) as error:
+            raise RuntimeError(f"no sandbox for student code: {error}") from None
+        if readable:
+            readable.sort(key=lambda p: (not any(k in p for k in ("solutions", "answers")), p))
+            raise RuntimeError(
+                f"no sandbox for student code: the uid sandbox cannot hide {len(readable)} "
+                f"file(s) student code must not read (uid {uid} can read {', '.join(readable[:4])}"
+                f"{' ...' if len(readable) > 4 else ''}): grade from the students' copy of the "
+                "project (grade_pl.py export DIR), or chmod go-rwx them")
+
+
+def world_writable_folders(gid):
+    """Folders any uid of the sandbox may create files in: writable by others, or by group `gid`
+    (the run user's group)."""
+    found = []
+    for directory, subdirs, _ in os.walk("/"):
+        subdirs[:] = [d for d in subdirs if os.path.join(directory, d) not in NOT_WALKED
+                      and not os.path.islink(os.path.join(directory, d))]
+        try:
+            st = os.lstat(directory)
+        except OSError:
+            continue
+        if st.st_mode & 0o002 or (st.st_gid == gid and st.st_mode & 0o020):
+            found.append(directory)
+    return found
+
+
+def network_interfaces_up():
+    names = []
+    for name in sorted(os.listdir("/sys/class/net")) if os.path.isdir("/sys/class/net") else []:
+        try:
+            with open(f"/sys/class/net/{name}/operstate") as f:
+                state = f.read().strip()
+        except OSError:
+            continue
+        if name != "lo" and state in ("up", "unknown"):
+            names.append(name)
+    return names
+
+
+def processes_of(uid):
+    """Live (not zombie) processes with `uid` as real, effective or saved uid. /proc/PID/status,
+    not the folder's owner: a process that is not dumpable shows root there."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open(f"/proc/{pid}/status") as f:
+                fields = dict(line.split(":", 1) for line in f if ":" in line)
+        except (OSError, ValueError):
+            continue
+        if fields.get("State", "").strip().startswith("Z"):
+            continue
+        if str(uid) in fields.get("Uid", "").split()[:3]:
+            found.append(int(pid))
+    return found
+
+
+def kill_processes(uid):
+    """SIGKILL every process of `uid`, again while any is left (a fork between two looks);
+    the pids still alive after KILL_DEADLINE_S."""
+    deadline = time.monotonic() + KILL_DEADLINE_S
+    while True:
+        left = processes_of(uid)
+        if not left or time.monotonic() > deadline:
+            return left
+        for pid in left:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        time.sleep(0.02)
+
+
+def remove_owned(folder, uid):
+    """Remove what `uid` owns directly in `folder` (a folder of it with all it holds)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.stat(follow_symlinks=False).st_uid != uid:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)  # never follows a link
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            pass
+
+
+def remove_ipc(uid):
+    """Remove the System V shared memory segments, message queues and semaphore sets `uid`
+    owns or made (they outlive their processes)."""
+    for kind, option in (("shm", "-m"), ("msg", "-q"), ("sem", "-s")):
+        try:
+            with open(f"/proc/sysvipc/{kind}") as f:
+                header, *rows = [line.split() for line in f]
+        except OSError:
+            continue
+        for row in rows:
+            record = dict(zip(header, row))
+            if str(uid) in (record.get("uid"), record.get("cuid")):
+                subprocess.run(["ipcrm", option, record.get("shmid") or record.get("msqid")
+                                or record.get("semid")], capture_output=True, timeout=30)
