@@ -29,6 +29,10 @@ fail. Nor do the few where g++, which compiles the counting mode, made other acc
   shared atomic requests                   exact
   theoretical occupancy % (H100, H200,     exact to 0.01 (occupancy.py's table of the model named by
   A100, RTX 4090; registers from nvcc)     nvidia-smi, against ncu's sm__maximum_warps_per_active_cycle_pct)
+                                           where `ncu --query-metrics` lists that metric; the
+                                           first lines say whether it does (ncu of CUDA 13.0 on
+                                           an H100 and an H200, 2026-11-27: it did not, so
+                                           occupancy was not compared there)
 """
 import argparse
 import csv
@@ -104,6 +108,21 @@ NCU_METRICS = [
 ]
 # ncu's theoretical occupancy, against occupancy.py's figure for the same GPU model.
 OCCUPANCY_METRIC = 'sm__maximum_warps_per_active_cycle_pct'
+
+
+def requested_metrics(listed):
+    """(the metrics of NCU_METRICS and OCCUPANCY_METRIC that `ncu --query-metrics` lists, those
+    it does not list: left out, and said so)."""
+    wanted = NCU_METRICS + [OCCUPANCY_METRIC]
+    metrics = [m for m in wanted if m.rsplit('.', 1)[0] in listed]
+    return metrics, [m for m in wanted if m not in metrics]
+
+
+def occupancy_line(model, named, requested):
+    """Whether theoretical occupancy is compared, and for which GPU's model."""
+    if not requested:
+        return f'not compared ({OCCUPANCY_METRIC} is not in ncu\'s list)'
+    return f'compared for {model}' if model else f'not compared (occupancy.py has no model of {(named or ["?"])[0]})'
 
 
 def compared(cpu, gpu, occupancy=None):
@@ -247,11 +266,11 @@ def main(argv=None):
                            text=True).stdout.splitlines()
     model = next((m for m in occupancy.GPUS if named and m in named[0].replace(' ', '')), None)
     listed = subprocess.run([ncu, '--query-metrics'], capture_output=True, text=True).stdout
-    metrics = [m for m in NCU_METRICS + [OCCUPANCY_METRIC] if m.rsplit('.', 1)[0] in listed]
+    metrics, left_out = requested_metrics(listed)
     sms = multiprocessors()
-    print(f'occupancy compared for: {model or "no model of occupancy.py (" + (named or ["?"])[0] + ")"}; '
+    print(f'occupancy: {occupancy_line(model, named, OCCUPANCY_METRIC in metrics)}; '
           f'the counting mode sees {sms or occupancy.GPUS["H100"]["sms"]} multiprocessors')
-    print(f'ncu {ncu}, sm_{arch}; metrics ncu does not know, left out: {sorted(set(NCU_METRICS) - set(metrics)) or "none"}')
+    print(f'ncu {ncu}, sm_{arch}; metrics ncu does not list, left out: {", ".join(left_out) or "none"}')
     failures = compared_count = 0
     tally = {'equal': 0, 'within 2 %': 0, 'compiler': 0}
     timed = set()  # the launches with a figure within 2 %

@@ -2,7 +2,8 @@
 """compare_counters_ncu.py's verdicts without a GPU: shared_codegen.py on SASS lines of the kinds nvcc 13 made for sm_90 of the solutions
 (cuobjdump -sass, 2026-11-27): lab 04's banks kernels (LDS.128), its inverse kernel (@!P0 LDS and
 STS), lab 06's remap (LDS.U8, neither); which ncu metrics each explains, and that nothing else is;
-the 2 % rule for bank conflicts; the known-wrong cases left out."""
+the 2 % rule for bank conflicts; the known-wrong cases left out; the metrics ncu does not list are
+said to be left out, occupancy's included."""
 import unittest
 
 from tools import compare_counters_ncu, shared_codegen
@@ -84,6 +85,18 @@ class Verdicts(unittest.TestCase):
         self.assertEqual([compare_counters_ncu.known_wrong_defines(lab, compare_counters_ncu.NOT_COMPARED)
                           for lab in ('01', '03', '05', 'yardsticks')], [['4'], [], ['6'], []])
         self.assertIn('4', compare_counters_ncu.known_wrong_defines('01'))
+
+
+class RequestedMetrics(unittest.TestCase):
+    def test_a_metric_ncu_does_not_list_is_left_out_and_said(self):
+        listed = "\n".join(m.rsplit('.', 1)[0] for m in compare_counters_ncu.NCU_METRICS)
+        metrics, left_out = compare_counters_ncu.requested_metrics(listed)
+        self.assertEqual(metrics, compare_counters_ncu.NCU_METRICS)
+        self.assertEqual(left_out, [compare_counters_ncu.OCCUPANCY_METRIC])
+        self.assertIn('not compared', compare_counters_ncu.occupancy_line('H100', ['NVIDIA H100'], False))
+        listed += "\n" + compare_counters_ncu.OCCUPANCY_METRIC
+        self.assertEqual(compare_counters_ncu.requested_metrics(listed)[1], [])
+        self.assertEqual(compare_counters_ncu.occupancy_line('H100', ['NVIDIA H100'], True), 'compared for H100')
 
 
 if __name__ == '__main__':
