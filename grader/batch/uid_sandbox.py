@@ -13,23 +13,24 @@ refuses to start where it cannot (session.BatchSession.choose_isolation):
 - before any student code runs, it checks as the run uids that none of the grader's secrets can
   be read (`hide_secrets`): the seed file, the report, the work folder's salt and data, the
   project's answers (project.answer_paths); one that can is an error that names it;
-- before and after each run, `sweep` kills every process of the run's uid, removes what that uid
-  owns in the machine's world-writable folders and its IPC objects, so no run reaches the next;
+- before each command, uid_start.py kills every process of its uid (a fresh checker starts with
+  none of student code beside it); before and after each run, `sweep` also removes what that uid
+  owns in the machine's world-writable folders, its System V IPC objects and its kernel keyrings,
+  and its commands may make no POSIX message queue, so no run reaches the next;
 - the report names the network interfaces that are up (PrairieLearn's containers have none).
 """
 import os
 import pwd
 import shutil
-import signal
 import subprocess
 import sys
-import time
 
 from batch import project, sandbox
+from batch.uid_start import KILL_DEADLINE_S, kill_processes
 
 # Where no grader file is, and what a walk for world-writable folders never enters.
 NOT_WALKED = ("/proc", "/sys")
-KILL_DEADLINE_S = 10
+START = os.path.join(os.path.dirname(os.path.abspath(__file__)), "uid_start.py")
 
 
 class UidSandbox:
@@ -63,16 +64,21 @@ class UidSandbox:
         here are the machine's own, and the caller's folder is the command's)."""
         limits = sandbox.LIMITS[kind]
         rule, memory = sandbox.memory_limit(kind, self.gpu if gpu is None else gpu)
-        return [self.prlimit, f"--nproc={limits['processes']}", f"--nofile={limits['files']}",
+        uid = self.user.pw_uid if uid is None else uid
+        # First, as root, no process of the uid left (uid_start.py); no POSIX message queue:
+        # without their file system mounted, the sweep could not find one.
+        return [sys.executable, "-S", START, str(uid), "--",
+                self.prlimit, f"--nproc={limits['processes']}", f"--nofile={limits['files']}",
                 f"--fsize={limits['file_bytes']}", "--core=0", f"--cpu={limits['cpu_s']}",
-                f"--{rule}={memory}", "--",
-                self.setpriv, f"--reuid={uid if uid is not None else self.user.pw_uid}",
+                f"--{rule}={memory}", "--msgqueue=0", "--",
+                self.setpriv, f"--reuid={uid}",
                 f"--regid={self.user.pw_gid}", "--clear-groups", "--no-new-privs",
                 "--inh-caps=-all", "--"] + list(argv)
 
     def sweep(self, uid):
         """End everything of `uid`: its processes, its files in world-writable folders, its
-        System V IPC objects. RuntimeError when a process of it outlives the deadline."""
+        System V IPC objects, its kernel keyrings. RuntimeError when a process of it outlives
+        the deadline, or its keyrings cannot be cleared."""
         left = kill_processes(uid)
         if left:
             raise RuntimeError(f"uid sandbox: {len(left)} process(es) of uid {uid} survived "
@@ -80,6 +86,12 @@ class UidSandbox:
         for folder in self.writable:
             remove_owned(folder, uid)
         remove_ipc(uid)
+        done = subprocess.run([sys.executable, "-S", START, "--clear-keyrings"], capture_output=True,
+                              text=True, timeout=60, cwd="/", user=uid, group=self.user.pw_gid,
+                              extra_groups=[])
+        if done.returncode != 0:
+            raise RuntimeError(f"uid sandbox: could not clear the keyrings of uid {uid}: "
+                               f"{(done.stdout + done.stderr).strip()[-300:]}")
 
     def readable(self, paths, uid, test="-r"):
         """Of `paths`, those `uid` can read (a folder: list), as `test -r` (or `test`) finds in a
@@ -178,41 +190,6 @@ def network_interfaces_up():
         if name != "lo" and state in ("up", "unknown"):
             names.append(name)
     return names
-
-
-def processes_of(uid):
-    """Live (not zombie) processes with `uid` as real, effective or saved uid. /proc/PID/status,
-    not the folder's owner: a process that is not dumpable shows root there."""
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open(f"/proc/{pid}/status") as f:
-                fields = dict(line.split(":", 1) for line in f if ":" in line)
-        except (OSError, ValueError):
-            continue
-        if fields.get("State", "").strip().startswith("Z"):
-            continue
-        if str(uid) in fields.get("Uid", "").split()[:3]:
-            found.append(int(pid))
-    return found
-
-
-def kill_processes(uid):
-    """SIGKILL every process of `uid`, again while any is left (a fork between two looks);
-    the pids still alive after KILL_DEADLINE_S."""
-    deadline = time.monotonic() + KILL_DEADLINE_S
-    while True:
-        left = processes_of(uid)
-        if not left or time.monotonic() > deadline:
-            return left
-        for pid in left:
-            try:
-                os.kill(pid, signal.SIGKILL)
-            except OSError:
-                pass
-        time.sleep(0.02)
 
 
 def remove_owned(folder, uid):

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The uid sandbox (grader/batch/uid_sandbox.py) on its own, fast (a few seconds): its command
-runs as the uid it names with the limits; `sweep` ends a detached process, removes the uid's files
-in world-writable folders and its System V shared memory; `readable` tells what a uid can read;
+runs as the uid it names with the limits (no POSIX message queue), after ending every process of
+that uid (a fresh checker starts alone); `sweep` ends a detached process, removes the uid's files
+in world-writable folders, its System V shared memory and its keyrings' keys; `readable` tells
+what a uid can read;
 the project's answers are listed (project.answer_paths) and a students' copy has none; and a batch
 refuses to start, saying why, with two submissions or a seed file others can read.
 
@@ -18,7 +20,7 @@ import tempfile
 import time
 import unittest
 
-from batch import project, sandbox, uid_sandbox
+from batch import project, sandbox, uid_sandbox, uid_start
 
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 RUN_UID = sandbox.RUN_UID_BASE + 7  # a run uid no batch of this machine is likely to use now
@@ -46,14 +48,57 @@ class UidSandboxTest(unittest.TestCase):
 
     def test_command_runs_as_the_uid_with_limits(self):
         done = subprocess.run(self.box.command(["/bin/sh", "-c", "id -u; id -G; grep -E "
-                                                "'^Max (processes|core)' /proc/self/limits"],
+                                                "'^Max (processes|core|msgqueue)' /proc/self/limits"],
                                                "run", uid=RUN_UID),
                               capture_output=True, text=True, timeout=60)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(done.stdout.split()[:2], [str(RUN_UID), "65534"])
         self.assertRegex(done.stdout, rf"Max processes +{sandbox.LIMITS['run']['processes']} ")
         self.assertRegex(done.stdout, r"Max core file size +0 ")
+        self.assertRegex(done.stdout, r"Max msgqueue size +0 ")
         self.assertNotIn("bwrap", " ".join(self.box.command(["true"], "run")))
+
+    def test_a_command_can_make_no_posix_message_queue(self):
+        # Without the mqueue file system mounted, a queue left behind could not be found: none
+        # may be made (the limit on its bytes is 0).
+        code = ("import ctypes, os\nrt = ctypes.CDLL('librt.so.1', use_errno=True)\n"
+                "fd = rt.mq_open(b'/uid-sandbox-test', os.O_CREAT | os.O_RDWR, 0o666, None)\n"
+                "print(fd)\nif fd >= 0: rt.mq_unlink(b'/uid-sandbox-test')\n")
+        done = subprocess.run(self.box.command([sys.executable, "-S", "-c", code], "run", uid=RUN_UID),
+                              capture_output=True, text=True, timeout=60)
+        self.assertEqual(done.stdout.strip(), "-1", done.stderr)
+
+    def test_a_command_starts_with_no_process_of_its_uid_alive(self):
+        as_uid("setsid sleep 300 >/dev/null 2>&1 < /dev/null &")
+        time.sleep(0.2)
+        self.assertTrue(uid_start.processes_of(RUN_UID))
+        done = subprocess.run(self.box.command(["true"], "run", uid=RUN_UID), capture_output=True,
+                              text=True, timeout=60)
+        self.assertEqual(done.returncode, 0, done.stderr)
+        self.assertEqual(uid_start.processes_of(RUN_UID), [])  # the sleep is gone (a zombie at most)
+
+    def test_sweep_clears_the_uids_keyrings(self):
+        # keyctl(2) through ctypes, as the uid: add a key to its user keyring, then describe it
+        # (-1 once it is gone; an unlinked key is collected within moments).
+        script = ("import ctypes, os, sys\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+                  "nr = {'x86_64': (248, 250), 'aarch64': (217, 219)}[os.uname().machine]\n"
+                  "if sys.argv[1] == 'add':\n"
+                  "    print(libc.syscall(nr[0], b'user', b'uid-sandbox-test', b'x', 1, -4))\n"
+                  "else:\n"
+                  "    print(libc.syscall(nr[1], 6, int(sys.argv[2]), ctypes.create_string_buffer(256), 256))\n")
+        run = lambda *step: subprocess.run([sys.executable, "-S", "-c", script, *step], capture_output=True,
+                                           text=True, timeout=60, user=RUN_UID, group=65534,
+                                           extra_groups=[], cwd="/").stdout.strip()
+        key = run("add")
+        if key == "-1":
+            self.skipTest("keyctl is refused here (as in Docker's default profile): nothing to clear")
+        self.assertNotEqual(run("describe", key), "-1")
+        self.box.sweep(RUN_UID)
+        for _ in range(50):
+            if run("describe", key) == "-1":
+                break
+            time.sleep(0.1)
+        self.assertEqual(run("describe", key), "-1")
 
     def test_sweep_ends_what_a_run_leaves(self):
         marker = f"uid-sandbox-test-{os.getpid()}"
@@ -62,14 +107,14 @@ class UidSandboxTest(unittest.TestCase):
                       f"ipcmk -M 4096 && echo started")
         self.assertIn("started", left.stdout, left.stderr)
         time.sleep(0.2)
-        self.assertTrue(uid_sandbox.processes_of(RUN_UID))
+        self.assertTrue(uid_start.processes_of(RUN_UID))
 
         def segments():
             with open("/proc/sysvipc/shm") as f:
                 return [line for line in f.read().splitlines()[1:] if str(RUN_UID) in line.split()]
         self.assertTrue(segments())
         self.box.sweep(RUN_UID)
-        self.assertEqual(uid_sandbox.processes_of(RUN_UID), [])
+        self.assertEqual(uid_start.processes_of(RUN_UID), [])
         self.assertFalse(os.path.lexists(f"/tmp/{marker}"))
         self.assertFalse(os.path.lexists(f"/tmp/{marker}-dir"))
         self.assertEqual(segments(), [])
