@@ -29,10 +29,10 @@ fail. Nor do the few where g++, which compiles the counting mode, made other acc
   shared atomic requests                   exact
   theoretical occupancy % (H100, H200,     exact to 0.01 (occupancy.py's table of the model named by
   A100, RTX 4090; registers from nvcc)     nvidia-smi, against ncu's sm__maximum_warps_per_active_cycle_pct)
-                                           where `ncu --query-metrics` lists that metric; the
-                                           first lines say whether it does (ncu of CUDA 13.0 on
-                                           an H100 and an H200, 2026-11-27: it did not, so
-                                           occupancy was not compared there)
+                                           where ncu reports it; the summary counts these rows
+                                           (until 2026-11-27 the metric was asked for only if
+                                           `ncu --query-metrics` listed it, and it never was: no
+                                           occupancy had been compared)
 """
 import argparse
 import csv
@@ -108,21 +108,24 @@ NCU_METRICS = [
 ]
 # ncu's theoretical occupancy, against occupancy.py's figure for the same GPU model.
 OCCUPANCY_METRIC = 'sm__maximum_warps_per_active_cycle_pct'
+OCCUPANCY_ROW = 'theoretical occupancy %'
 
 
 def requested_metrics(listed):
-    """(the metrics of NCU_METRICS and OCCUPANCY_METRIC that `ncu --query-metrics` lists, those
-    it does not list: left out, and said so)."""
-    wanted = NCU_METRICS + [OCCUPANCY_METRIC]
-    metrics = [m for m in wanted if m.rsplit('.', 1)[0] in listed]
-    return metrics, [m for m in wanted if m not in metrics]
+    """(the metrics to ask ncu for, those left out and said so): the counters of NCU_METRICS that
+    `ncu --query-metrics` lists, and OCCUPANCY_METRIC always (that list holds the hardware's
+    counters, not the launch figures ncu's Occupancy section reads; a run that refuses it drops
+    it, `profile`)."""
+    metrics = [m for m in NCU_METRICS if m.rsplit('.', 1)[0] in listed]
+    return metrics + [OCCUPANCY_METRIC], [m for m in NCU_METRICS if m not in metrics]
 
 
 def occupancy_line(model, named, requested):
     """Whether theoretical occupancy is compared, and for which GPU's model."""
     if not requested:
-        return f'not compared ({OCCUPANCY_METRIC} is not in ncu\'s list)'
-    return f'compared for {model}' if model else f'not compared (occupancy.py has no model of {(named or ["?"])[0]})'
+        return f'not compared (ncu refused {OCCUPANCY_METRIC})'
+    return (f'compared for {model} where ncu reports {OCCUPANCY_METRIC} (the summary counts them)' if model
+            else f'not compared (occupancy.py has no model of {(named or ["?"])[0]})')
 
 
 def compared(cpu, gpu, occupancy=None):
@@ -130,7 +133,7 @@ def compared(cpu, gpu, occupancy=None):
     `occupancy`: the counting mode's theoretical occupancy (occupancy.py) for this GPU's model."""
     rows = []
     if occupancy is not None and OCCUPANCY_METRIC in gpu:
-        rows.append(('theoretical occupancy %', round(100 * occupancy, 2), round(gpu[OCCUPANCY_METRIC], 2)))
+        rows.append((OCCUPANCY_ROW, round(100 * occupancy, 2), round(gpu[OCCUPANCY_METRIC], 2)))
     for op in ('ld', 'st'):
         req, sect = f'l1tex__t_requests_pipe_lsu_mem_global_op_{op}.sum', f'l1tex__t_sectors_pipe_lsu_mem_global_op_{op}.sum'
         if req in gpu and sect in gpu and (cpu[req] or gpu[req]):
@@ -236,10 +239,23 @@ def parse_ncu_csv(text):
 
 
 def run_ncu(ncu, program, metrics, n, timeout=600):
-    """[(kernel name, {metric: value})] in launch order."""
+    """([(kernel name, {metric: value})] in launch order, ncu's own error lines)."""
     done = subprocess.run([ncu, '--metrics', ','.join(metrics), '--csv', '--print-units', 'base', program, f'--n={n}'],
                           capture_output=True, text=True, timeout=timeout)
-    return parse_ncu_csv(done.stdout)
+    errors = [line for line in (done.stdout + done.stderr).splitlines() if line.startswith('==ERROR==')]
+    return parse_ncu_csv(done.stdout), errors
+
+
+def profile(ncu, program, metrics, n):
+    """run_ncu's launches; where ncu profiled nothing and named the occupancy metric in its
+    errors, that metric is dropped from `metrics` (for the rest of the run too) and it runs again,
+    saying so."""
+    launches, errors = run_ncu(ncu, program, metrics, n)
+    if not launches and OCCUPANCY_METRIC in metrics and any(OCCUPANCY_METRIC in e for e in errors):
+        metrics.remove(OCCUPANCY_METRIC)
+        print(f'occupancy: {occupancy_line(None, None, False)}: {errors[0][:200]}')
+        launches, errors = run_ncu(ncu, program, metrics, n)
+    return launches
 
 
 def main(argv=None):
@@ -272,7 +288,7 @@ def main(argv=None):
           f'the counting mode sees {sms or occupancy.GPUS["H100"]["sms"]} multiprocessors')
     print(f'ncu {ncu}, sm_{arch}; metrics ncu does not list, left out: {", ".join(left_out) or "none"}')
     failures = compared_count = 0
-    tally = {'equal': 0, 'within 2 %': 0, 'compiler': 0}
+    tally = {'equal': 0, 'within 2 %': 0, 'compiler': 0, 'occupancy': 0}
     timed = set()  # the launches with a figure within 2 %
     print(f"{'kernel':<58} {'metric':<58} {'CPU':>12} {'ncu':>12}  verdict")
     with tempfile.TemporaryDirectory(prefix='ncu_compare_') as scratch:
@@ -292,7 +308,7 @@ def main(argv=None):
                     cpu = count_kernels.count(lab, variant, define, n=options.n, gpu=model, build_dir=options.build_dir,
                                               sms=sms)
                     program = build_gpu_driver(nvcc, arch, lab, source, defines, scratch)
-                    gpu = run_ncu(ncu, program, metrics, options.n)
+                    gpu = profile(ncu, program, metrics, options.n)
                     sass = shared_codegen.read(program, nvcc)
                 except (counting_build.BuildError, subprocess.TimeoutExpired) as error:
                     print(f'lab {lab} {variant} {define or ""}: not compared: {error}')
@@ -317,6 +333,7 @@ def main(argv=None):
                         why = None if equal or near else (
                             shared_codegen.note(metric, code) or host_note(lab, c['kernel'], metric))
                         compared_count += 1
+                        tally['occupancy'] += metric == OCCUPANCY_ROW
                         tally['equal'] += equal
                         tally['within 2 %'] += near
                         if near:
@@ -328,7 +345,8 @@ def main(argv=None):
     print(f"{compared_count} figures compared: {tally['equal']} equal, {tally['within 2 %']} within 2 % where "
           f"timing decides ({', '.join(sorted(timed)) or 'none'}), {tally['compiler']} differ where nvcc "
           f"(vector or predicated shared accesses in the SASS) or g++ (CPU_CODEGEN) made other accesses than the "
-          f"source's; {failures} differ otherwise or could not be compared")
+          f"source's; {failures} differ otherwise or could not be compared; {tally['occupancy']} of them "
+          f"theoretical occupancy")
     return 1 if failures else 0
 
 

@@ -88,15 +88,37 @@ class Verdicts(unittest.TestCase):
 
 
 class RequestedMetrics(unittest.TestCase):
-    def test_a_metric_ncu_does_not_list_is_left_out_and_said(self):
-        listed = "\n".join(m.rsplit('.', 1)[0] for m in compare_counters_ncu.NCU_METRICS)
+    def test_counters_ncu_does_not_list_are_left_out_and_occupancy_is_always_asked(self):
+        names = compare_counters_ncu.NCU_METRICS
+        listed = "\n".join(m.rsplit('.', 1)[0] for m in names[1:])  # the first one missing
         metrics, left_out = compare_counters_ncu.requested_metrics(listed)
-        self.assertEqual(metrics, compare_counters_ncu.NCU_METRICS)
-        self.assertEqual(left_out, [compare_counters_ncu.OCCUPANCY_METRIC])
+        self.assertEqual(left_out, names[:1])
+        self.assertEqual(metrics, names[1:] + [compare_counters_ncu.OCCUPANCY_METRIC])
         self.assertIn('not compared', compare_counters_ncu.occupancy_line('H100', ['NVIDIA H100'], False))
-        listed += "\n" + compare_counters_ncu.OCCUPANCY_METRIC
-        self.assertEqual(compare_counters_ncu.requested_metrics(listed)[1], [])
-        self.assertEqual(compare_counters_ncu.occupancy_line('H100', ['NVIDIA H100'], True), 'compared for H100')
+        self.assertTrue(compare_counters_ncu.occupancy_line('H100', ['NVIDIA H100'], True).startswith(
+            'compared for H100'))
+
+    def test_occupancy_is_a_row_where_ncu_reports_it(self):
+        row = (compare_counters_ncu.OCCUPANCY_ROW, 50.0, 100.0)
+        self.assertEqual(compare_counters_ncu.compared({}, {compare_counters_ncu.OCCUPANCY_METRIC: 100.0}, 0.5), [row])
+        self.assertEqual(compare_counters_ncu.compared({}, {}, 0.5), [])
+
+    def test_a_run_that_refuses_the_occupancy_metric_drops_it_and_runs_again(self):
+        calls = []
+
+        def fake_run(ncu, program, metrics, n):
+            calls.append(list(metrics))
+            if compare_counters_ncu.OCCUPANCY_METRIC in metrics:
+                return [], [f'==ERROR== Failed to find metric {compare_counters_ncu.OCCUPANCY_METRIC}']
+            return [('k', {})], []
+        metrics = ['a.sum', compare_counters_ncu.OCCUPANCY_METRIC]
+        original, compare_counters_ncu.run_ncu = compare_counters_ncu.run_ncu, fake_run
+        try:
+            self.assertEqual(compare_counters_ncu.profile('ncu', 'p', metrics, 1), [('k', {})])
+        finally:
+            compare_counters_ncu.run_ncu = original
+        self.assertEqual(metrics, ['a.sum'])
+        self.assertEqual(calls, [['a.sum', compare_counters_ncu.OCCUPANCY_METRIC], ['a.sum']])
 
 
 if __name__ == '__main__':
