@@ -24,8 +24,10 @@ USER_KEYRING, USER_SESSION_KEYRING, PROCESS_KEYRING = -4, -5, -2
 
 
 def processes_of(uid):
-    """Live (not zombie) processes with `uid` as real, effective or saved uid. /proc/PID/status,
-    not the folder's owner: a process that is not dumpable shows root there."""
+    """Processes with `uid` as real, effective or saved uid that have a live thread: a process
+    whose main thread has ended shows Z (zombie) in its status while its other threads run, so
+    each thread's state is read. The uid from /proc/PID/status, not the folder's owner: a process
+    that is not dumpable shows root there."""
     found = []
     for pid in os.listdir("/proc"):
         if not pid.isdigit():
@@ -35,11 +37,25 @@ def processes_of(uid):
                 fields = dict(line.split(":", 1) for line in f if ":" in line)
         except (OSError, ValueError):
             continue
-        if fields.get("State", "").strip().startswith("Z"):
-            continue
-        if str(uid) in fields.get("Uid", "").split()[:3]:
+        if str(uid) in fields.get("Uid", "").split()[:3] and _live_thread(pid):
             found.append(int(pid))
     return found
+
+
+def _live_thread(pid):
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if state not in ("Z", "X", "x"):
+            return True
+    return False
 
 
 def kill_processes(uid):

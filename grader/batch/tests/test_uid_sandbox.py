@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """The uid sandbox (grader/batch/uid_sandbox.py) on its own, fast (a few seconds): its command
 runs as the uid it names with the limits (no POSIX message queue), after ending every process of
-that uid (a fresh checker starts alone); `sweep` ends a detached process, removes the uid's files
+that uid (a fresh checker starts alone), one whose main thread has ended included; `sweep` ends a detached process, removes the uid's files
 in world-writable folders, its System V shared memory and its keyrings' keys; `readable` tells
 what a uid can read;
 the project's answers are listed (project.answer_paths) and a students' copy has none; and a batch
@@ -76,6 +76,22 @@ class UidSandboxTest(unittest.TestCase):
                               text=True, timeout=60)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(uid_start.processes_of(RUN_UID), [])  # the sleep is gone (a zombie at most)
+
+    def test_a_process_whose_main_thread_ended_is_found_and_killed(self):
+        # Its status says Z (zombie) while its other thread runs: a red-team find, 2026-11-27.
+        source, program = os.path.join(self.tmp, "leader.c"), os.path.join(self.tmp, "leader")
+        with open(source, "w") as f:
+            f.write("#include <pthread.h>\n#include <unistd.h>\n#include <sys/syscall.h>\n"
+                    "static void* spin(void* a) { for (;;) sleep(1); return a; }\n"
+                    "int main(void) { if (fork()) return 0; setsid(); pthread_t t;\n"
+                    "  pthread_create(&t, 0, spin, 0); syscall(SYS_exit, 0); }\n")
+        subprocess.run(["cc", "-o", program, source, "-lpthread"], check=True)
+        os.chmod(program, 0o755)
+        as_uid(f"{program} >/dev/null 2>&1 < /dev/null")
+        time.sleep(0.3)
+        self.assertTrue(uid_start.processes_of(RUN_UID))
+        subprocess.run(self.box.command(["true"], "run", uid=RUN_UID), check=True, timeout=60)
+        self.assertEqual(uid_start.processes_of(RUN_UID), [])
 
     def test_sweep_clears_the_uids_keyrings(self):
         # keyctl(2) through ctypes, as the uid: add a key to its user keyring, then describe it
