@@ -94,6 +94,7 @@ def gpu_device_nodes():
 class Sandbox:
     """How to start a command in the sandbox. `user` is a pwd entry (root mode) or None."""
     binds = True  # a command sees only what is bound, some of it at paths.SANDBOXED
+    uid_base = RUN_UID_BASE  # the first of the run uids (root mode)
 
     def __init__(self, bwrap, mode, user, prefixes, gpu):
         self.bwrap = bwrap

@@ -159,7 +159,7 @@ class BatchSession:
             self.user_note = self.sandbox.describe()
             self.warnings += self.sandbox.notes
             for index in range(max(1, self.settings.jobs) + 8):  # more than GPU slots + the reference
-                self.run_uids.put(sandbox.RUN_UID_BASE + index)
+                self.run_uids.put(self.sandbox.uid_base + index)
             if not self.sandbox.binds:
                 self.sandbox.sweep(self.sandbox.user.pw_uid)  # what compiles as it left before
                 uid_sandbox.hide_secrets(self.sandbox, self.settings)

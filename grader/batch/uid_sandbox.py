@@ -9,7 +9,8 @@ process list (command lines; not environments or memory: the checker is not dump
 machine's network, its world-writable folders and System V IPC. The batch makes up for each, and
 refuses to start where it cannot (session.BatchSession.choose_isolation):
 - it grades one submission per batch (a container per job, as PrairieLearn's), so no other
-  student's file or process is on the machine;
+  student's file or process is on the machine; nothing else there may run as its uids
+  (UID_BASE and up, or --run-as), whose every process its sweeps end;
 - before any student code runs, it checks as the run uids that none of the grader's secrets can
   be read (`hide_secrets`): the seed file, the report, the work folder's salt and data, the
   project's answers (project.answer_paths); one that can is an error that names it;
@@ -31,12 +32,16 @@ from batch.uid_start import KILL_DEADLINE_S, kill_processes
 # Where no grader file is, and what a walk for world-writable folders never enters.
 NOT_WALKED = ("/proc", "/sys")
 START = os.path.join(os.path.dirname(os.path.abspath(__file__)), "uid_start.py")
+# Its run uids: apart from bubblewrap's (sandbox.RUN_UID_BASE), whose runs its sweeps would end
+# if both graded on one machine.
+UID_BASE = sandbox.RUN_UID_BASE + 1_000_000
 
 
 class UidSandbox:
     """The sandbox.Sandbox interface for --sandbox uid. `user`: the pwd entry compiles run as."""
     mode = "uid"
     binds = False  # paths are the machine's own: nothing is bound, nothing renamed
+    uid_base = UID_BASE
 
     def __init__(self, user, gpu):
         self.user = user
@@ -130,9 +135,9 @@ def detect(run_as, gpu):
             f"{run_as} cannot run {', '.join(sorted(programs - runnable))}: in the uid sandbox the "
             "build's tools must be where every user can run them (system packages, /usr/local, "
             "or the project's .venv made from such a Python)")
-    done = subprocess.run(chosen.command(["id", "-u"], "run", uid=sandbox.RUN_UID_BASE),
+    done = subprocess.run(chosen.command(["id", "-u"], "run", uid=UID_BASE),
                           capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL)
-    if done.returncode != 0 or done.stdout.strip() != str(sandbox.RUN_UID_BASE):
+    if done.returncode != 0 or done.stdout.strip() != str(UID_BASE):
         raise sandbox.SandboxUnavailable("setpriv could not start a command as another uid here: "
                                          + (done.stderr or done.stdout).strip()[-300:])
     return chosen
@@ -149,7 +154,7 @@ def hide_secrets(box, settings):
     secret = [settings.report.root, settings.work.seed_salt, settings.work.data_dir]
     secret += [settings.seed_file] if settings.seed_file else []
     secret = [p for p in secret if os.path.lexists(p)] + project.answer_paths(project.ROOT, own)
-    for uid in (box.user.pw_uid, sandbox.RUN_UID_BASE):
+    for uid in (box.user.pw_uid, UID_BASE):
         try:
             readable = box.readable(secret, uid)
         except (RuntimeError, OSError, subprocess.TimeoutExpired) as error:

@@ -23,7 +23,7 @@ import unittest
 from batch import project, sandbox, uid_sandbox, uid_start
 
 SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
-RUN_UID = sandbox.RUN_UID_BASE + 7  # a run uid no batch of this machine is likely to use now
+RUN_UID = uid_sandbox.UID_BASE + 7  # a run uid no batch of this machine is likely to use now
 ROOT = project.ROOT
 
 

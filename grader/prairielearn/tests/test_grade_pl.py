@@ -49,8 +49,8 @@ def uid_sandbox_problem(workbook):
 
 def run_uids():
     """Processes of the uids the uid sandbox runs student code as, still alive."""
-    from batch import sandbox, uid_start
-    return [pid for index in range(16) for pid in uid_start.processes_of(sandbox.RUN_UID_BASE + index)]
+    from batch import uid_sandbox, uid_start
+    return [pid for index in range(16) for pid in uid_start.processes_of(uid_sandbox.UID_BASE + index)]
 
 
 class GradePlTest(unittest.TestCase):
