@@ -91,7 +91,9 @@ class UidSandbox:
         for folder in self.writable:
             remove_owned(folder, uid)
         remove_ipc(uid)
-        done = subprocess.run([sys.executable, "-S", START, "--clear-keyrings"], capture_output=True,
+        with open(START) as f:  # its text, as the uid may not reach the project's folder
+            code = f.read()
+        done = subprocess.run([sys.executable, "-S", "-c", code, "--clear-keyrings"], capture_output=True,
                               text=True, timeout=60, cwd="/", user=uid, group=self.user.pw_gid,
                               extra_groups=[])
         if done.returncode != 0:

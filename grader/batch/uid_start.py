@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
-"""Two steps of the uid sandbox (uid_sandbox.py) that run as programs of their own, by path, on
-the standard library alone:
+"""Two steps of the uid sandbox (uid_sandbox.py) that run as programs of their own, on the
+standard library alone:
 
     python3 -S uid_start.py UID -- COMMAND...   as root, before each command of the sandbox:
         kill every process of UID, then exec COMMAND. So no process of an earlier attempt (a
         detached child of student code) is alive while a fresh checker starts, before it makes
         itself not dumpable (its pipes and environment are its uid's to open until then).
-    python3 -S uid_start.py --clear-keyrings    as the uid: empty its user, user-session and
-        persistent kernel keyrings, which outlive its processes (no namespace holds them; where
-        keyctl is refused, as Docker's default profile does, there is nothing to clear).
+    python3 -S -c "$(cat uid_start.py)" --clear-keyrings   as the uid (given the text, as the
+        uid may not reach the project's folder): empty its user, user-session and persistent
+        kernel keyrings, which outlive its processes (no namespace holds them; where keyctl is
+        refused, as Docker's default profile does, there is nothing to clear).
 """
 import ctypes
 import os
