@@ -46,10 +46,11 @@ class UidSandbox:
     def __init__(self, user, gpu):
         self.user = user
         self.gpu = gpu
-        self.prefixes = []
         self.setpriv = shutil.which("setpriv")
         self.prlimit = shutil.which("prlimit")
         self.writable = world_writable_folders(user.pw_gid)
+        with open(START) as f:  # its text: a run uid may not reach the project's folder
+            self.start_code = f.read()
         self.notes = []
         interfaces = network_interfaces_up()
         if interfaces:
@@ -91,9 +92,7 @@ class UidSandbox:
         for folder in self.writable:
             remove_owned(folder, uid)
         remove_ipc(uid)
-        with open(START) as f:  # its text, as the uid may not reach the project's folder
-            code = f.read()
-        done = subprocess.run([sys.executable, "-S", "-c", code, "--clear-keyrings"], capture_output=True,
+        done = subprocess.run([sys.executable, "-S", "-c", self.start_code, "--clear-keyrings"], capture_output=True,
                               text=True, timeout=60, cwd="/", user=uid, group=self.user.pw_gid,
                               extra_groups=[])
         if done.returncode != 0:
