@@ -29,10 +29,9 @@ fail. Nor do the few where g++, which compiles the counting mode, made other acc
   shared atomic requests                   exact
   theoretical occupancy % (H100, H200,     exact to 0.01 (occupancy.py's table of the model named by
   A100, RTX 4090; registers from nvcc)     nvidia-smi, against ncu's sm__maximum_warps_per_active_cycle_pct)
-                                           where ncu reports it; the summary counts these rows
-                                           (until 2026-11-27 the metric was asked for only if
-                                           `ncu --query-metrics` listed it, and it never was: no
-                                           occupancy had been compared)
+                                           where ncu reports it; the summary counts these rows,
+                                           and a launch whose kernel nvcc's resource usage does
+                                           not name fails
 """
 import argparse
 import csv
@@ -325,6 +324,9 @@ def main(argv=None):
                         failures += 1
                         continue
                     occupied = (c.get('occupancy') or {}).get('occupancy') if (c.get('occupancy') or {}).get('from') == 'nvcc' else None
+                    if model and occupied is None and OCCUPANCY_METRIC in values:
+                        print(f'{label:<58} occupancy not compared: nvcc\'s resource usage names no {c["kernel"]}')
+                        failures += 1
                     # A kernel launched through a variable ('kernel<<<...>>>') is found by ncu's name.
                     code = shared_codegen.of_kernel(sass, c['kernel']) or shared_codegen.of_kernel(sass, kernel)
                     for metric, mine, theirs in compared(c['metrics'], values, occupied):

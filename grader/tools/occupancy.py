@@ -4,6 +4,7 @@ per thread and its shared memory (static from the toolkit's resource usage, plus
 Registers and static shared memory come from `nvcc --resource-usage` (launch_fit.py reads it);
 without nvcc the figure uses the launch shape and dynamic shared memory alone, and says so."""
 import os
+import re
 
 from tools import launch_fit
 
@@ -54,4 +55,23 @@ def resources(nvcc, source, arch, include_dirs, defines=()):
     if usage is None:
         return None
     names = launch_fit.readable_names(sorted({m for m, _ in usage}), launch_fit.demangler_for(nvcc))
-    return {names[m].split('<')[0]: u for (m, a), u in usage.items() if a == arch}
+    return {mangled_base_name(m) or names[m].split('<')[0]: u for (m, a), u in usage.items() if a == arch}
+
+
+def mangled_base_name(mangled):
+    """A kernel's name without namespaces, template arguments and parameters, read from its
+    Itanium-mangled name ('_ZN5lab0156_GLOBAL__N__..._cu_1e9f51cb26histogram_v1_slices_kernelEPKiiPii'
+    -> 'histogram_v1_slices_kernel'), or None where the name is not one this reads. The demanglers
+    do not agree on how they print an anonymous namespace (c++filt's '(anonymous namespace)'), so
+    the name is not taken from their output."""
+    nested = mangled.startswith('_ZN')
+    if not (nested or mangled.startswith('_Z')):
+        return None
+    i, last = 3 if nested else 2, None
+    while i < len(mangled) and mangled[i].isdigit():
+        digits = re.match(r'\d+', mangled[i:]).group()
+        start = i + len(digits)
+        last, i = mangled[start:start + int(digits)], start + int(digits)
+        if not nested or mangled[i:i + 1] in ('E', 'I'):
+            break
+    return last or None
