@@ -316,6 +316,7 @@ def main(argv=None):
                 if len(cpu) != len(gpu):
                     print(f'lab {lab} {variant} {define or ""}: {len(cpu)} launches counted, {len(gpu)} profiled')
                     failures += 1
+                usage = None  # nvcc's resource usage of `source`, read once where a launch needs it
                 for c, (kernel, values) in zip(cpu, gpu):
                     tolerant = tolerance_of(lab, c) is not None or racing_case(lab, define) is not None
                     label = f"{lab} {variant}{'=' + define if define else ''} {c['label']}:{c['kernel']}"
@@ -323,6 +324,11 @@ def main(argv=None):
                         print(f'{label:<58} launch order differs: ncu ran {kernel}')
                         failures += 1
                         continue
+                    if model and (c.get('occupancy') or {}).get('from') != 'nvcc':  # launched through a variable
+                        if usage is None:
+                            usage = occupancy.resources(nvcc, source, occupancy.GPUS[model]['arch'],
+                                                        [ROOT, counting_build.driver_target(lab)[1]], defines) or {}
+                        c['occupancy'] = count_kernels.launch_occupancy(c, usage, model, shared_codegen.base_name(kernel))
                     occupied = (c.get('occupancy') or {}).get('occupancy') if (c.get('occupancy') or {}).get('from') == 'nvcc' else None
                     if model and occupied is None and OCCUPANCY_METRIC in values:
                         print(f'{label:<58} occupancy not compared: nvcc\'s resource usage names no {c["kernel"]}')

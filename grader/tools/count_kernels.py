@@ -85,14 +85,21 @@ def add_occupancy(launches, source, lab, gpu, defines):
     usage = occupancy.resources(toolchain.find_cuda_toolkit(), source, occupancy.GPUS[gpu]['arch'],
                                 [ROOT, lab_dir], defines)
     for launch in launches:
-        threads = launch['block'][0] * launch['block'][1] * launch['block'][2]
-        found = (usage or {}).get(launch['kernel'].split('<')[0].split('::')[-1])
-        result = occupancy.occupancy(gpu, threads, found['registers'] if found else None,
-                                     found['shared'] if found else 0, launch['dynamic_shared_bytes'])
-        result['from'] = 'nvcc' if found else 'shape'
-        if found:
-            result.update(registers=found['registers'], static_shared=found['shared'])
-        launch['occupancy'] = result
+        launch['occupancy'] = launch_occupancy(launch, usage, gpu)
+
+
+def launch_occupancy(launch, usage, gpu, name=None):
+    """One launch's 'occupancy' record for `gpu`. usage: occupancy.resources' figures of its file;
+    name: the kernel's name where the launch's own is not it (a kernel launched through a
+    variable is counted under the variable's name)."""
+    threads = launch['block'][0] * launch['block'][1] * launch['block'][2]
+    found = (usage or {}).get((name or launch['kernel']).split('<')[0].split('::')[-1])
+    result = occupancy.occupancy(gpu, threads, found['registers'] if found else None,
+                                 found['shared'] if found else 0, launch['dynamic_shared_bytes'])
+    result['from'] = 'nvcc' if found else 'shape'
+    if found:
+        result.update(registers=found['registers'], static_shared=found['shared'])
+    return result
 
 
 def count(lab, submission='solutions', known_wrong=None, n=65536, input_kind='uniform', seed=1,

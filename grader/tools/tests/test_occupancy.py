@@ -3,7 +3,7 @@
 from nvcc's mangled names whatever a demangler prints. No CUDA toolkit is needed."""
 import unittest
 
-from tools import launch_fit, occupancy
+from tools import count_kernels, launch_fit, occupancy, shared_codegen
 
 # Lab 01's kernels live in an anonymous namespace inside `namespace lab01`.
 SLICES = '_ZN5lab0156_GLOBAL__N__a8b4016a_23_lab01_global_atomics_cu_1e9f51cb26histogram_v1_slices_kernelEPKiiPii'
@@ -46,6 +46,18 @@ class Resources(unittest.TestCase):
 
     def test_no_nvcc_gives_no_figures(self):
         self.assertIsNone(occupancy.resources(None, 'k.cu', '90', []))
+
+
+class LaunchOccupancy(unittest.TestCase):
+    def test_a_kernel_launched_through_a_variable_is_found_under_ncus_name(self):
+        # Lab 04's known-wrong file launches each kernel through a parameter named `kernel`.
+        launch = {'kernel': 'kernel', 'block': [512, 1, 1], 'dynamic_shared_bytes': 4096}
+        usage = {'histogram_v1_inverse_kernel': {'registers': 100, 'shared': 0}}
+        self.assertEqual(count_kernels.launch_occupancy(launch, usage, 'H100')['from'], 'shape')
+        named = count_kernels.launch_occupancy(
+            launch, usage, 'H100', shared_codegen.base_name('void lab04::<unnamed>::histogram_v1_inverse_kernel(const int *)'))
+        # 100 registers round up to 104 a thread: 53248 a block of 512, one block, 16 of 64 warps.
+        self.assertEqual((named['from'], named['registers'], named['occupancy']), ('nvcc', 100, 0.25))
 
 
 class Occupancy(unittest.TestCase):
