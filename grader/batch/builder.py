@@ -85,13 +85,14 @@ def clean_compiler_output(text, slot):
     """The compiler's messages, without ninja's framing and the long compile commands, with the
     slot folder's path removed so the messages name the student's file."""
     lines = []
-    for line in ANSI.sub("", text).splitlines():
-        if line.startswith(("ninja: ", "[")) or (len(line) > 300 and " -o " in line):
+    raw = [line.replace(slot.rstrip("/") + "/", "") for line in ANSI.sub("", text).splitlines()]
+    for line in raw:
+        # ninja's own errors ("ninja: error: ...", a sandbox it cannot work in) stay.
+        if line.startswith(("ninja: build stopped", "ninja: Entering", "ninja: no work", "[", "FAILED: ")) or (
+                len(line) > 300 and " -o " in line):
             continue
-        if line.startswith("FAILED: "):
-            continue
-        lines.append(line.replace(slot.rstrip("/") + "/", ""))
-    cleaned = "\n".join(lines).strip()
+        lines.append(line)
+    cleaned = "\n".join(lines).strip() or "\n".join(raw[-20:]).strip()  # nothing but framing: show it
     if len(cleaned) > MAX_COMPILER_OUTPUT:
         cleaned = cleaned[:MAX_COMPILER_OUTPUT] + "\n[... compiler output cut ...]"
     return cleaned

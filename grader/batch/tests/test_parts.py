@@ -316,6 +316,11 @@ class ReportsTest(Temp):
         self.assertEqual(clean_compiler_output(text, "/w/slots/3"),
                          "lab01_global_atomics.cu:7:3: error: 'd_bin' was not declared")
 
+    def test_ninjas_own_error_is_kept(self):
+        text = "ninja: error: loading 'build.ninja': No such file or directory\n"
+        self.assertEqual(clean_compiler_output(text, "/w/slots/3"), text.strip())
+        self.assertEqual(clean_compiler_output("FAILED: x.o\n", "/w/slots/3"), "FAILED: x.o")
+
 
 if __name__ == "__main__":
     unittest.main()
