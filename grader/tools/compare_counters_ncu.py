@@ -324,12 +324,13 @@ def main(argv=None):
                         print(f'{label:<58} launch order differs: ncu ran {kernel}')
                         failures += 1
                         continue
-                    if model and (c.get('occupancy') or {}).get('from') != 'nvcc':  # launched through a variable
+                    record = c.get('occupancy') or {}
+                    if model and record.get('from') != 'nvcc':  # launched through a variable
                         if usage is None:
                             usage = occupancy.resources(nvcc, source, occupancy.GPUS[model]['arch'],
                                                         [ROOT, counting_build.driver_target(lab)[1]], defines) or {}
-                        c['occupancy'] = count_kernels.launch_occupancy(c, usage, model, shared_codegen.base_name(kernel))
-                    occupied = (c.get('occupancy') or {}).get('occupancy') if (c.get('occupancy') or {}).get('from') == 'nvcc' else None
+                        record = count_kernels.launch_occupancy(c, usage, model, shared_codegen.base_name(kernel))
+                    occupied = record['occupancy'] if record.get('from') == 'nvcc' else None
                     if model and occupied is None and OCCUPANCY_METRIC in values:
                         print(f'{label:<58} occupancy not compared: nvcc\'s resource usage names no {c["kernel"]}')
                         failures += 1
