@@ -327,8 +327,7 @@ def main(argv=None):
                     record = c.get('occupancy') or {}
                     if model and record.get('from') != 'nvcc':  # launched through a variable
                         if usage is None:
-                            usage = occupancy.resources(nvcc, source, occupancy.GPUS[model]['arch'],
-                                                        [ROOT, counting_build.driver_target(lab)[1]], defines) or {}
+                            usage = count_kernels.kernel_resources(source, lab, model, defines) or {}
                         record = count_kernels.launch_occupancy(c, usage, model, shared_codegen.base_name(kernel))
                     occupied = record['occupancy'] if record.get('from') == 'nvcc' else None
                     if model and occupied is None and OCCUPANCY_METRIC in values:

@@ -81,11 +81,17 @@ def ensure_build_dir(build_dir):
 def add_occupancy(launches, source, lab, gpu, defines):
     """Adds 'occupancy' to each launch: for `gpu`, with nvcc's registers and static shared memory
     where the toolkit is found ('resources': 'nvcc') or from the launch shape alone ('shape')."""
-    _, lab_dir, _, _, _ = counting_build.driver_target(lab)
-    usage = occupancy.resources(toolchain.find_cuda_toolkit(), source, occupancy.GPUS[gpu]['arch'],
-                                [ROOT, lab_dir], defines)
+    usage = kernel_resources(source, lab, gpu, defines)
     for launch in launches:
         launch['occupancy'] = launch_occupancy(launch, usage, gpu)
+
+
+def kernel_resources(source, lab, gpu, defines):
+    """nvcc's registers and static shared memory of each kernel of `source` for `gpu`'s
+    architecture (occupancy.resources), or None without the toolkit."""
+    _, lab_dir, _, _, _ = counting_build.driver_target(lab)
+    return occupancy.resources(toolchain.find_cuda_toolkit(), source, occupancy.GPUS[gpu]['arch'],
+                               [ROOT, lab_dir], defines)
 
 
 def launch_occupancy(launch, usage, gpu, name=None):
