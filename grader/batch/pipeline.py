@@ -3,7 +3,6 @@ parallel on the workers and runs one submission at a time per GPU; write each su
 as soon as it is graded, and the class report as it grows."""
 import json
 import os
-import queue
 import shutil
 import signal
 import sys
@@ -16,11 +15,8 @@ from runs import harness
 
 from batch import builder, cpus, grading, reports, second_opinion, submissions
 from batch.project import ROOT
+from batch.one_submission import SubmissionGrader
 from batch.session import BatchSession
-
-
-def _lab_map(batch):
-    return {lab.name: lab for lab in batch.labs}
 
 
 def grade_class(settings):
@@ -167,12 +163,33 @@ def batch_summary(batch, reference):
 
 
 def run_batch(batch, entries):
+    """Grades `entries` in phases: what is left to grade, the set-up (workers, the reference, the
+    second opinion), every submission side by side, the class report. The exit status."""
     started = time.monotonic()
     batch.prepare()
     os.makedirs(batch.report.root, exist_ok=True)
     records = {r["student"]: r for r in reports.load_records(batch.report.root)}
-    lab_files = [lab.submission_file for lab in batch.labs]
+    todo = left_to_grade(batch, entries, records)
+    if not todo:
+        summary_path = batch.report.summary
+        previous = json.load(open(summary_path)) if os.path.exists(summary_path) else {}
+        finish(batch, records, previous or batch_summary(batch, None))
+        return 0
+    workers, slots, reference, opinion = set_up(batch, len(entries))
+    summary = batch_summary(batch, reference)
+    reports.atomic_write(batch.report.summary, json.dumps(summary, indent=1))
+    batch.total = len(todo)
+    grader = SubmissionGrader(batch, workers, slots, reference, opinion, records, summary["plan"])
+    status = grade_side_by_side(batch, grader, todo, len(workers) + len(slots))
+    finish(batch, records, batch_summary(batch, reference))
+    if status != 130:
+        batch.log(f"Done in {time.monotonic() - started:.0f} s: {batch.report.index_html}, class.csv")
+    return status
 
+
+def left_to_grade(batch, entries, records):
+    """[(entry, its collected files)] of the submissions not graded yet with these settings."""
+    lab_files = [lab.submission_file for lab in batch.labs]
     todo, skipped = [], 0
     for entry in entries:
         collected = submissions.collect(entry, lab_files)
@@ -189,14 +206,14 @@ def run_batch(batch, entries):
         todo.append((entry, collected))
     batch.log(f"{len(entries)} submission(s): {skipped} already graded (use --force to regrade), "
               f"{len(todo)} to grade")
-    if not todo:
-        summary_path = batch.report.summary
-        previous = json.load(open(summary_path)) if os.path.exists(summary_path) else {}
-        finish(batch, records, previous or batch_summary(batch, None))
-        return 0
+    return todo
 
+
+def set_up(batch, count):
+    """The sanitizers, the isolation, the workers and GPU slots, the reference graded, and the
+    second opinion set up: (workers, slots, reference, opinion or None)."""
     batch.choose_sanitizers()
-    batch.choose_isolation(len(entries))
+    batch.choose_isolation(count)
     batch.log(f"Student code runs in: {batch.user_note}")
     slots = batch.gpu_slots()
     workers = make_workers(batch)
@@ -216,89 +233,20 @@ def run_batch(batch, entries):
         opinion.setup(reference_files(batch)[0], reference, len(workers), workers[0].ninja_jobs)
     for warning in batch.warnings:
         batch.log(f"warning: {warning}")
-    summary = batch_summary(batch, reference)
-    reports.atomic_write(batch.report.summary, json.dumps(summary, indent=1))
+    return workers, slots, reference, opinion
 
-    worker_queue, gpu_queue = queue.Queue(), queue.Queue()
-    for worker in workers:
-        worker_queue.put(worker)
-    for slot in slots:
-        gpu_queue.put(slot)
-    labs = _lab_map(batch)
-    batch.total = len(todo)
-    failures = []
 
-    def grade(entry, collected):
-        if harness.STOP.is_set():
-            return
-        files = collected.files
-        notes = list(collected.notes)
-        if collected.error:
-            notes.append(collected.error)
-        notes += [f"{name} taken from {path}" for name, path in collected.origins.items()
-                  if "/" in path]
-        worker = worker_queue.get()
-        busy = time.monotonic()  # time spent building and running, not waiting for a worker or GPU
-        try:
-            builds = worker.build(files)
-            ready = [name for name, b in builds.items() if b.status == "built"]
-            seeds = batch.settings.seeds.for_submission(entry.student, collected.fingerprint())
-            folder = batch.stage(builds, files, ready, seeds)
-        finally:
-            worker_queue.put(worker)
-        busy = time.monotonic() - busy
-        if collected.error:
-            for b in builds.values():
-                b.output = collected.error
-        runs = {}
-        gpu = gpu_queue.get()
-        run_started = time.monotonic()
-        try:
-            for name in ready:
-                if harness.STOP.is_set():
-                    return
-                tests = [n for n, *_ in grading.reference_plan(reference["labs"][name])[0]]
-                budget = batch.settings.budget_s
-                runs[name] = batch.run_lab(name, folder, tests, gpu, worker.run_inputs, budget)
-                batch.sanitize_run(name, folder, runs[name], gpu, worker.run_inputs,
-                                   reference["labs"][name].get("sanitizer_exempt", {}), budget)
-        finally:
-            gpu_queue.put(gpu)
-            busy += time.monotonic() - run_started
-            batch.unstage(folder)
-        if opinion is not None and runs and not harness.STOP.is_set():
-            started_cpu = time.monotonic()
-            opinion.judge(files, builds, runs, seeds)
-            busy += time.monotonic() - started_cpu
-        if harness.STOP.is_set():
-            return
-        lab_records = {name: grading.assemble_lab(labs[name], builds[name], runs.get(name),
-                                                  reference["labs"][name], batch.settings.integrity)
-                       for name in labs}
-        record = grading.submission_record(entry.student, os.path.basename(entry.path),
-                                           collected.fingerprint(), batch.config_key, lab_records,
-                                           notes, busy, batch.user_note)
-        reports.write_submission(batch.report.root, record, batch.settings.visibility)
-        with batch.lock:
-            records[entry.student] = record
-            batch.done += 1
-            for lab in lab_records.values():
-                if lab.get("device"):
-                    batch.devices.add(lab["device"])
-            reports.write_class_csv(batch.report.root, list(records.values()), summary["plan"])
-            status = grading.status_of(record)
-            why = next((r for lab in lab_records.values() for r in lab["reasons"]), "")
-            print(f"[{batch.done}/{batch.total}] {entry.student}: {record['score']:g}/"
-                  f"{record['max_score']:g} {status} ({busy:.1f} s)"
-                  + (f" - {why[:120]}" if why else ""), flush=True)
-
+def grade_side_by_side(batch, grader, todo, threads):
+    """Every submission of `todo` through grader.grade, `threads` at a time; 130 when interrupted
+    (what was graded is kept), 1 when one could not be graded, else 0."""
     def interrupted(signum, frame):
         raise KeyboardInterrupt  # a scheduler's SIGTERM (time limit, preemption) ends it the same way
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, interrupted)
-    pool = ThreadPoolExecutor(len(workers) + len(slots))
+    failures = []
+    pool = ThreadPoolExecutor(threads)
     try:
-        futures = {pool.submit(grade, e, c): e for e, c in todo}
+        futures = {pool.submit(grader.grade, e, c): e for e, c in todo}
         for future in as_completed(futures):
             try:
                 future.result()
@@ -312,7 +260,6 @@ def run_batch(batch, entries):
         harness.REGISTRY.kill_all()
         pool.shutdown(wait=True, cancel_futures=True)
         batch.log("interrupted: every submission graded so far is kept; run again to go on")
-        finish(batch, records, batch_summary(batch, reference))
         return 130
     finally:
         pool.shutdown(wait=True)
@@ -320,8 +267,6 @@ def run_batch(batch, entries):
             shutil.rmtree(batch.run_root, ignore_errors=True)
         if batch.sandbox is not None:  # the uid sandbox: what the compiles left (a compiler cache)
             batch.sandbox.sweep(batch.sandbox.owner()[0])
-    finish(batch, records, batch_summary(batch, reference))
-    batch.log(f"Done in {time.monotonic() - started:.0f} s: {batch.report.index_html}, class.csv")
     return 1 if failures else 0
 
 
