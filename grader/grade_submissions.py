@@ -18,7 +18,7 @@ from grade import ensure_cuobjdump, ensure_tools  # into .venv when missing
 from toolchain import find_cuda_toolkit
 
 
-def backend_of(argv):
+def backend_asked(argv):
     """The --backend the command line names (batch/cli.py's default: cuda)."""
     for i, arg in enumerate(argv):
         if arg == "--backend" and i + 1 < len(argv):
@@ -31,6 +31,6 @@ def backend_of(argv):
 if __name__ == "__main__":
     if sys.argv[1:2] != ["merge"]:
         ensure_tools(os.path.abspath(__file__))
-        if backend_of(sys.argv[1:]) == "cuda":
+        if backend_asked(sys.argv[1:]) == "cuda":
             ensure_cuobjdump(find_cuda_toolkit())  # its technique checks read each runner's code
     sys.exit(main())

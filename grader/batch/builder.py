@@ -216,7 +216,7 @@ class Worker:
         self.data_file = programs.data
         self.data_target = rel(self.data_file)
         # Lab 00's program runs with the grader's counting library preloaded (cuda backend), by
-        # the path the checker was built with (grader/remote/program_run.cpp); no program links it.
+        # the path the checker was built with (grader/runner/program_run.cpp); no program links it.
         counters = by_name.get("grader_program_counters")
         self.counters_library = counters["filename"][0] if counters else None
         # Files a lab's custom targets make for its tests to read at run time (lab 06's

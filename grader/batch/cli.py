@@ -131,7 +131,7 @@ def parse_args(argv):
     parser.add_argument("--integrity", choices=["zero", "report"], default="zero",
                         help="library shortcuts and grader tampering: withhold the lab's score "
                              "(zero, default) or only report them")
-    from batch.gradescope import add_visibility_arguments  # --visibility, --test-visibility KIND=VALUE
+    from gradescope.results_format import add_visibility_arguments  # --visibility, --test-visibility KIND=VALUE
     add_visibility_arguments(parser)
     parser.add_argument("--sanitizers", default="auto",
                         help="cuda backend: compute-sanitizer tools each passing correctness test "

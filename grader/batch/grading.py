@@ -1,6 +1,6 @@
 """From builds, runs and the reference to grades: one record per lab (a results document of
 runs/results.py, with the batch's review fields), one per submission (the Gradescope results.json
-made from it is gradescope.py's).
+made from it is gradescope/results_format.py's).
 
 Points and the list of tests come from the reference run (the lab's solution, built and run by
 the same harness on the same machine), never from the submission's own process: a submission

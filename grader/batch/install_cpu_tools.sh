@@ -4,7 +4,7 @@
 # downloads it at each build), bubblewrap and util-linux (prlimit, setpriv) for the sandbox, and
 # python3-venv (grade_submissions.py puts meson, ninja and numpy into the project's .venv).
 # Used by the Gradescope template (gradescope/setup.sh), the GitHub Classroom workflow
-# (classroom/setup_runner.sh) and a PrairieLearn grader image (handouts/instructor-guide.md).
+# (classroom/setup_github_machine.sh) and a PrairieLearn grader image (handouts/instructor-guide.md).
 # Installs only what is missing (apt-get update first, then), as root or through sudo -n.
 set -euo pipefail
 packages=(python3 python3-venv python3-pip g++ binutils pkg-config libgtest-dev bubblewrap util-linux)

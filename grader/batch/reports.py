@@ -12,7 +12,8 @@ import time
 
 from runs.results import own_words, shorten  # grader/runs/results.py
 
-from batch import gradescope, grading, plots, student_view
+from batch import grading, plots, student_view
+from gradescope import results_format
 from batch.paths import ReportPaths
 
 LOG_ATTEMPT_OUTPUT = 12000
@@ -41,13 +42,13 @@ def load_records(report_dir):
 
 
 def write_submission(report_dir, record, visibility):
-    """`visibility`: a gradescope.VisibilityPolicy (grade_submissions.py's --visibility and
+    """`visibility`: a results_format.VisibilityPolicy (grade_submissions.py's --visibility and
     --test-visibility), or one visibility for every test."""
     paths, student = ReportPaths(report_dir), record["student"]
     atomic_write(paths.student_file(student, "log.txt"), render_log(record))
     atomic_write(paths.student_file(student, INSTRUCTOR_LOG), render_log(record, student=False))
     atomic_write(paths.student_file(student, "results.json"),
-                 json.dumps(gradescope.results_json(record, visibility), indent=1))
+                 json.dumps(results_format.results_json(record, visibility), indent=1))
     # Last: a submission counts as graded once its grading.json exists.
     atomic_write(paths.student_file(student, "grading.json"), json.dumps(record, indent=1))
 

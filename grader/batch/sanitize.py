@@ -19,7 +19,7 @@ import shutil
 TOOLS = ("racecheck", "synccheck")
 RUN_LINE = re.compile(r"^\[ RUN      \] (\S+)")
 # The tool wraps the runner, so its reports come through the checker behind the runner's prefix
-# (grader/remote/runner_process.hpp kRunnerPrefix).
+# (grader/runner/process.hpp kRunnerPrefix).
 REPORT_LINE = re.compile(r"^(?:\[ runner   \] )?========= (?!.*SUMMARY)(.*(?:Race reported|[Hh]azard|Barrier error|"
                          r"[Ii]nvalid .*(?:sync|barrier)|[Dd]ivergent).*)$")
 

@@ -303,7 +303,7 @@ class BatchSession:
                 wrap = functools.partial(self.sandbox.command, kind="run", uid=self.run_uid)
             os.chmod(cwd, 0o700)
             env.update(HOME=cwd, TMPDIR=cwd)
-        # The runner's own --timeout watches every test (no watchdog in the program); a sanitizer
+        # The harness's own --timeout watches every test (no watchdog in the program); a sanitizer
         # run: small inputs, and the checker starts its runner (the student's code) under the tool.
         checker = CheckerSettings(
             lab=lab, checker=where.checker, runner=where.runner,

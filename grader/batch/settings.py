@@ -58,7 +58,7 @@ class Settings:
     force: bool
     gpu_archs: str
     integrity: str                # zero or report
-    visibility: object            # gradescope.VisibilityPolicy
+    visibility: object            # gradescope/results_format.VisibilityPolicy
     sanitizers: str               # auto, none or a list of tools
     run_as: str
     sandbox: str                  # bubblewrap or uid (--sandbox)

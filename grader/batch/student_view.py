@@ -2,7 +2,7 @@
 little of what their code printed or threw. Student code sees its hidden inputs and the data file
 while it runs; whatever it prints or puts in an exception would otherwise reach the student's
 results, so each test's message is capped, and of the lines the runner printed (the checker passes
-them on behind RUNNER_PREFIX, grader/remote/runner_process.hpp) only the first few, cut short,
+them on behind RUNNER_PREFIX, grader/runner/process.hpp) only the first few, cut short,
 are shown. A message is shown in the grader's own words (runs/results.own_words: no GoogleTest framing).
 The instructor's files (grading.json, instructor-log.txt) keep everything."""
 from runs.results import own_words  # grader/runs/results.py

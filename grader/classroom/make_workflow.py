@@ -37,7 +37,7 @@ COMMAND_GRADER = "classroom-resources/autograding-command-grader@v1"
 REPORTER = "classroom-resources/autograding-grading-reporter@v1"
 CHECKOUT = "actions/checkout@v4"
 # What the steps run (grader/classroom/): the commands are the workflow's, run as written.
-SETUP = "bash grader/classroom/setup_runner.sh"
+SETUP = "bash grader/classroom/setup_github_machine.sh"
 GRADE = "python3 grader/classroom/grade_repo.py"
 VERSION = "python3 grader/classroom/version_points.py"
 GRADED_KINDS = ("main", "edge")  # what the CPU backend grades (speed tests skip: no GPU)

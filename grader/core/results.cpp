@@ -27,11 +27,11 @@ CurrentTest& current() {
 
 class ResultsListener : public ::testing::EmptyTestEventListener {
  public:
-  explicit ResultsListener(const RunContext& context) { batch_channel::hello(context); }
+  explicit ResultsListener(const RunContext& context) { results_channel::hello(context); }
 
   void OnTestStart(const ::testing::TestInfo& info) override {
     current() = CurrentTest{};
-    batch_channel::test_started(std::string(info.test_suite_name()) + "." + info.name());
+    results_channel::test_started(std::string(info.test_suite_name()) + "." + info.name());
   }
 
   void OnTestPartResult(const ::testing::TestPartResult& part) override {
@@ -45,7 +45,7 @@ class ResultsListener : public ::testing::EmptyTestEventListener {
     const ::testing::TestResult* result = info.result();
     const std::string status =
         result->Skipped() ? "skipped" : (result->Passed() ? "passed" : "failed");
-    batch_channel::test_finished(TestRecord{name, status, points_for(name), current().message,
+    results_channel::test_finished(TestRecord{name, status, points_for(name), current().message,
                                             current().metrics, current().tiers, tests_needed_by(name)});
   }
 };

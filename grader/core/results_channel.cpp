@@ -11,7 +11,7 @@
 #include "grader/core/json_writer.hpp"
 #include "grader/core/run_options.hpp"
 
-namespace grader::batch_channel {
+namespace grader::results_channel {
 namespace {
 
 constexpr const char* kVariable = "GRADER_RESULTS_CHANNEL";
@@ -128,4 +128,4 @@ void test_finished(const TestRecord& record) {
   send(json.end_object().text());
 }
 
-}  // namespace grader::batch_channel
+}  // namespace grader::results_channel

@@ -27,7 +27,8 @@ if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
     os.execve(sys.executable, [sys.executable] + sys.argv, dict(
         os.environ, PYTHONPATH=os.pathsep.join(filter(None, [GRADER, os.environ.get("PYTHONPATH")]))))
 
-from batch import cli, gradescope, project  # noqa: E402
+from batch import cli, project  # noqa: E402
+from gradescope import results_format  # noqa: E402
 
 TEMPLATE = ("setup.sh", "run_autograder")
 SET_BY_THE_AUTOGRADER = ("--backend", "--out", "--work-dir", "--shard", "--force")
@@ -46,7 +47,7 @@ def parse_args(argv):
     parser.add_argument("--report", action="append", default=[], metavar="REPORT_DIR",
                         help="precomputed: a grade_submissions.py report (repeat for shards)")
     parser.add_argument("--out", default="autograder.zip", help="the zip (default autograder.zip)")
-    gradescope.add_visibility_arguments(parser)
+    results_format.add_visibility_arguments(parser)
     parser.set_defaults(visibility=None)  # None: keep the visibility the report was written with
     args = parser.parse_args(ours)
     if args.mode == "precomputed":
@@ -106,14 +107,14 @@ def precomputed_results(reports, visibility):
                                  "(grade_submissions.py merge)")
             if visibility is not None and os.path.isfile(record_path):
                 with open(record_path, encoding="utf-8") as f:
-                    results = gradescope.results_json(json.load(f), visibility)
+                    results = results_format.results_json(json.load(f), visibility)
             elif os.path.isfile(results_path):
                 with open(results_path, encoding="utf-8") as f:
                     results = json.load(f)
             else:
                 warnings.append(f"{name}: no results.json (not graded yet?), left out")
                 continue
-            if gradescope.hidden_tests(results):
+            if results_format.hidden_tests(results):
                 warnings.append(f"{name}: has hidden tests, which hide the student's total on "
                                 "Gradescope; pass --visibility/--test-visibility to remake it")
             found[name] = json.dumps(results, indent=1)

@@ -72,7 +72,7 @@ def grader_problem(lines):
 
 
 def pl_test(test):
-    """A PrairieLearn test from a Gradescope one (batch/gradescope.py: its output already capped
+    """A PrairieLearn test from a Gradescope one (gradescope/results_format.py: its output already capped
     as students may see it, batch/student_view.py)."""
     output = test.get("output") or ""
     first = next((line.strip() for line in output.splitlines() if line.strip()), "")

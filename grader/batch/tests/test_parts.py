@@ -12,7 +12,8 @@ import unittest
 import xml.etree.ElementTree as ET
 import zipfile
 
-from batch import gradescope, grading, integrity, merge, project, reports, submissions
+from batch import grading, integrity, merge, project, reports, submissions
+from gradescope import results_format
 from runs import harness
 from batch.builder import LabBuild, clean_compiler_output
 
@@ -250,7 +251,7 @@ class GradingTest(Temp):
         run.outcomes["S.A"].metrics = {"time_ms": 0.5, "speedup_vs_baseline": 1.2}
         labs = {"lab01": grading.assemble_lab(LAB, LabBuild("lab01", "built"), run, reference_lab(), "zero")}
         record = grading.submission_record("alice", "alice.zip", "f" * 64, "k", labs, [], 3.0, "nobody")
-        results = gradescope.results_json(record)
+        results = results_format.results_json(record)
         # Gradescope's spec has no top-level max_score: the maximum is the tests' sum
         self.assertEqual((results["score"], sum(t["max_score"] for t in results["tests"])), (2, 4))
         for test in results["tests"]:

@@ -11,7 +11,8 @@ import shutil
 import tempfile
 import unittest
 
-from batch import gradescope, reports, sanitize, student_view
+from batch import reports, sanitize, student_view
+from gradescope import results_format
 from batch.student_view import RUNNER_PREFIX
 
 SAMPLES = " ".join(str(v) for v in range(1000, 1256))  # 256 samples, 1279 characters
@@ -64,7 +65,7 @@ class StudentViewTest(unittest.TestCase):
         leaky = record("threw an exception: leak " + SAMPLES,
                        "\n".join(f"{RUNNER_PREFIX}leak {SAMPLES}" for _ in range(40)))
         log = reports.render_log(leaky)
-        results = str(gradescope.results_json(leaky))
+        results = str(results_format.results_json(leaky))
         for text in (log, results):
             self.assertLessEqual(longest_run(text), 64)
         self.assertIn("more line(s) your code printed: kept for the instructor", log)
@@ -78,7 +79,7 @@ class StudentViewTest(unittest.TestCase):
                   "  Actual: false (uniform: histogram_v1_slices <<<4, 256>>>: bins wrong\n"
                   "bin 3: expected 5, got 4)\nExpected: true")
         wrong = record(framed, "")
-        output = gradescope.results_json(wrong)["tests"][0]["output"]
+        output = results_format.results_json(wrong)["tests"][0]["output"]
         self.assertTrue(output.startswith("uniform: histogram_v1_slices <<<4, 256>>>: bins wrong"))
         self.assertTrue(output.endswith("bin 3: expected 5, got 4"), output)
         log = reports.render_log(wrong)
@@ -86,7 +87,7 @@ class StudentViewTest(unittest.TestCase):
             self.assertNotIn(framing, output + log)
         self.assertIn("            uniform: histogram_v1_slices <<<4, 256>>>: bins wrong\n"
                       "            bin 3: expected 5, got 4\n", log)
-        self.assertIn("bins wrong", gradescope.results_json(wrong)["tests"][0]["output"])
+        self.assertIn("bins wrong", results_format.results_json(wrong)["tests"][0]["output"])
 
     def test_log_txt_is_complete_in_itself(self):
         bins = "\n".join(f"bin {i}: expected 5, got 4" for i in range(20))  # 20 lines, < 600 chars

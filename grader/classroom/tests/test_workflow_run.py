@@ -19,7 +19,7 @@ import time
 import unittest
 
 from batch import project
-from batch.tests.test_gradescope import sandbox_problem  # why the batch's sandbox cannot run here
+from gradescope.tests.test_results_format import sandbox_problem  # why the batch's sandbox cannot run here
 from classroom import make_template, make_workflow
 
 ROOT = project.ROOT

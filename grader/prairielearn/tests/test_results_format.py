@@ -11,8 +11,8 @@ import unittest
 
 from batch import cli, project, single
 from batch.builder import LabBuild
-from batch.tests.test_gradescope import TECHNIQUE, class_of_records, record, run_of
-from batch import gradescope
+from gradescope.tests.test_results_format import TECHNIQUE, class_of_records, record, run_of
+import gradescope.results_format
 from prairielearn import grade_pl, results_format
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -24,7 +24,7 @@ GRADING_OPTIONS = {"enabled", "image", "entrypoint", "serverFilesCourse", "timeo
 
 
 def graded(rec):
-    return single.Graded(rec, gradescope.results_json(rec), "log of the run", "")
+    return single.Graded(rec, gradescope.results_format.results_json(rec), "log of the run", "")
 
 
 def cases():

@@ -16,7 +16,8 @@ import time
 import unittest
 import zipfile
 
-from batch import cli, gradescope, grading, integrity, project, reports, submissions
+from batch import cli, grading, integrity, project, reports, submissions
+from gradescope import results_format
 from runs import harness
 from batch.builder import LabBuild
 from gradescope import make_autograder_zip
@@ -49,7 +50,7 @@ def spec_problems(results):
                 problems.append(f"{where}: {key!r} is not a documented field")
             elif isinstance(item, bool) or not isinstance(item, fields[key]):
                 problems.append(f"{where}: {key} is a {type(item).__name__}")
-            elif key in ("visibility", "stdout_visibility") and item not in gradescope.VISIBILITIES:
+            elif key in ("visibility", "stdout_visibility") and item not in results_format.VISIBILITIES:
                 problems.append(f"{where}: {key} {item!r}")
             elif key in FORMAT_FIELDS and item not in FORMATS:
                 problems.append(f"{where}: {key} {item!r}")
@@ -137,21 +138,21 @@ def expected_kind(test_name):
 class ResultsTest(unittest.TestCase):
     def test_every_case_meets_the_specification(self):
         for student, rec in class_of_records().items():
-            for policy in (None, "after_published", gradescope.VisibilityPolicy().with_kind("speed", "hidden")):
-                results = gradescope.results_json(rec, policy)
+            for policy in (None, "after_published", results_format.VisibilityPolicy().with_kind("speed", "hidden")):
+                results = results_format.results_json(rec, policy)
                 self.assertEqual(spec_problems(results), [], f"{student} {policy}")
                 self.assertAlmostEqual(results["score"], sum(t["score"] for t in results["tests"]))
         cases = class_of_records()
-        self.assertEqual(gradescope.results_json(cases["passes"])["score"], 7)  # 2 + 1 + 2 + stretch 1 + check 1
-        compile_error = gradescope.results_json(cases["compile_error"])
+        self.assertEqual(results_format.results_json(cases["passes"])["score"], 7)  # 2 + 1 + 2 + stretch 1 + check 1
+        compile_error = results_format.results_json(cases["compile_error"])
         self.assertIn("lab01: lab01_global_atomics.cu compiles", [t["name"] for t in compile_error["tests"]])
         self.assertIn("expected ';'", compile_error["output"])
-        withheld = gradescope.results_json(cases["withheld"])
+        withheld = results_format.results_json(cases["withheld"])
         self.assertEqual(withheld["score"], 0)
         self.assertIn("cub::DeviceHistogram", withheld["output"])
 
     def test_the_validator_catches_what_gradescope_does_not_document(self):
-        good = gradescope.results_json(class_of_records()["passes"])
+        good = results_format.results_json(class_of_records()["passes"])
         for broken in ({"max_score": 6}, {"visibility": "sometimes"}, {"output_format": "pdf"},
                        {"score": "6"}, {"score": float("nan")}, {"execution_time": True}):
             self.assertNotEqual(spec_problems(dict(good, **broken)), [], broken)
@@ -164,7 +165,7 @@ class ResultsTest(unittest.TestCase):
                                "--test-visibility", "compile=visible"])
         policy = args.visibility
         for student, rec in class_of_records().items():
-            results = gradescope.results_json(rec, policy)
+            results = results_format.results_json(rec, policy)
             self.assertEqual(results["visibility"], "after_published")
             for test in results["tests"]:
                 kind = expected_kind(test["name"])
@@ -172,11 +173,11 @@ class ResultsTest(unittest.TestCase):
                 self.assertEqual(test["visibility"], policy.of(kind), test["name"])
             self.assertNotIn("leaderboard", results)  # speed figures wait with the speed tests
         self.assertEqual(policy.of("correctness"), "after_published")
-        slow = gradescope.results_json(class_of_records()["slow"],
-                                       gradescope.VisibilityPolicy().with_kind("speed", "after_due_date"))
+        slow = results_format.results_json(class_of_records()["slow"],
+                                       results_format.VisibilityPolicy().with_kind("speed", "after_due_date"))
         self.assertNotIn("Speed", slow["output"])  # a test not shown yet is not told in the summary
         self.assertIn("not shown yet", slow["output"])
-        self.assertEqual(cli.parse_args(["c", "--out", "r"]).visibility, gradescope.VisibilityPolicy())
+        self.assertEqual(cli.parse_args(["c", "--out", "r"]).visibility, results_format.VisibilityPolicy())
 
     def test_bad_values_are_refused_clearly(self):
         for bad, says in ((["--visibility", "later"], "is not a Gradescope visibility"),
@@ -191,9 +192,9 @@ class ResultsTest(unittest.TestCase):
 
     def test_notes_never_hide_a_test_or_the_total(self):
         cases = class_of_records()
-        for policy in (None, gradescope.VisibilityPolicy().with_kind("speed", "hidden")):
-            flagged = gradescope.results_json(cases["flagged"], policy)
-            clean = gradescope.results_json(cases["passes"], policy)
+        for policy in (None, results_format.VisibilityPolicy().with_kind("speed", "hidden")):
+            flagged = results_format.results_json(cases["flagged"], policy)
+            clean = results_format.results_json(cases["passes"], policy)
             shape = lambda r: [(t["name"], t["visibility"], t["score"]) for t in r["tests"]]
             self.assertEqual(shape(flagged), shape(clean))  # the flag adds and hides nothing
             self.assertEqual(flagged["score"], clean["score"])
@@ -201,12 +202,12 @@ class ResultsTest(unittest.TestCase):
             self.assertTrue(any(FLAG in n for n in notes))
             self.assertTrue(any("2 line(s)" in n for n in notes))
             self.assertNotIn(FLAG, json.dumps(flagged["tests"]) + flagged["output"])
-        self.assertEqual(gradescope.hidden_tests(gradescope.results_json(cases["flagged"])), [])
+        self.assertEqual(results_format.hidden_tests(results_format.results_json(cases["flagged"])), [])
 
     def test_the_report_writes_the_policy(self):
         tmp = tempfile.mkdtemp(prefix="gradescope-test-")
         self.addCleanup(shutil.rmtree, tmp, True)
-        policy = gradescope.VisibilityPolicy().with_kind("speed", "after_due_date")
+        policy = results_format.VisibilityPolicy().with_kind("speed", "after_due_date")
         reports.write_submission(tmp, class_of_records()["passes"], policy)
         with open(os.path.join(tmp, "submissions", "passes", "results.json")) as f:
             written = json.load(f)
@@ -286,7 +287,7 @@ class PrecomputedTest(unittest.TestCase):
         self.assertEqual(results["score"], 7)
         self.assertIn("differ from this upload", results["output"])
         self.assertIn(FLAG, out)
-        self.assertEqual(gradescope.hidden_tests(results), [])
+        self.assertEqual(results_format.hidden_tests(results), [])
 
         # never by a name or an email a student can change (here: to folders graded for others)
         results, out = run_autograder(root, {"id": 5, "users": [{"id": 9, "email": "carol@uni.edu",
