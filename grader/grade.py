@@ -206,7 +206,7 @@ def ensure_cuobjdump(nvcc):
     """On a cuda build the technique checks read the graded runner's machine code with cuobjdump
     and nvdisasm. A toolkit without them (pip's or conda's nvcc) gets NVIDIA's wheels in .venv,
     once; where that fails the checks fail, saying why."""
-    from tools.runner_code import find_cuobjdump
+    from counting.sass import find_cuobjdump
     if find_cuobjdump(nvcc):
         return
     # The toolkit's own major version where NVIDIA publishes it (13 and up; no 12.x wheels exist),
@@ -236,10 +236,9 @@ def backend_of(build_dir):
 def side_by_side(build_dir, count):
     """How many labs grade at once: on the cuda backend with 8 GiB free on the GPU, one per 2 cores
     and per 2 GiB free; else 1. The CPU backend's kernels use every core already."""
-    from tools import detect_gpus
     if backend_of(build_dir) != "cuda":
         return 1
-    free = detect_gpus.free_memory_mib(os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0])
+    free = toolchain.free_memory_mib(os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0])
     if free is None or free < 8 * 1024:
         return 1
     return max(1, min((os.cpu_count() or 1) // 2, free // (2 * 1024), count))

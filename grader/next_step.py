@@ -55,7 +55,7 @@ def optional_tools(root, build_dir, labs_run, backend, nvcc):
         notes.append("nvcc (the CUDA toolkit) not found: the CPU backend's technique advice (what a "
                      "compile of your kernels holds) is not shown; install CUDA 12 or 13 to see it")
     elif nvcc:
-        from tools.runner_code import INSTALL_HINT, find_cuobjdump
+        from counting.sass import INSTALL_HINT, find_cuobjdump
         if not find_cuobjdump(nvcc):
             notes.append(f"cuobjdump or nvdisasm not found: the technique checks cannot read your "
                          f"kernels' machine code; {INSTALL_HINT}")

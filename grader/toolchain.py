@@ -15,8 +15,13 @@ found. Functions:
                              set-up failure (Ubuntu 22.04 ships 0.61)
   venv_available()           (ok, why): Debian/Ubuntu/Colab python3 lacks ensurepip without the
                              python3-venv package, and `python3 -m venv` then half-makes the folder
+  detected_archs()           the compute capabilities of the NVIDIA GPUs present (nvidia-smi), none
+                             when no GPU is visible, so the build falls back to the CPU backend
+  free_memory_mib(device)    a GPU's free memory (grade.py: how many labs it grades side by side)
 
-Command line (meson.build calls the first two):
+Command line (meson.build calls the first three):
+  toolchain.py gpu-archs      the GPUs' compute capabilities, comma-separated ("86", "80,90"), or
+                              nothing
   toolchain.py cuda-toolkit   four lines: nvcc path, version, architectures (comma-separated),
                               "on-path" or "off-path"; empty lines when no toolkit is found
   toolchain.py write-line FILE [TEXT...]   FILE holds TEXT on one line, or nothing
@@ -162,6 +167,37 @@ def venv_available(python=None):
                    f'delete any half-made .venv folder and run again')
 
 
+def _nvidia_smi(query, timeout, check=True):
+    """nvidia-smi's answer to `query` (arguments), or None without one. The one place the grader
+    reads nvidia-smi for the student's loop."""
+    nvidia_smi = shutil.which('nvidia-smi')
+    if nvidia_smi is None:
+        return None
+    try:
+        return subprocess.run([nvidia_smi] + query, capture_output=True, text=True, timeout=timeout,
+                              check=check).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def detected_archs():
+    """The compute capabilities of the GPUs present, each once (['90', '86']); [] without any."""
+    archs = []
+    for line in (_nvidia_smi(['--query-gpu=compute_cap', '--format=csv,noheader'], 30) or '').splitlines():
+        major, _, minor = line.strip().partition('.')
+        if major.isdigit() and minor.isdigit() and major + minor not in archs:
+            archs.append(major + minor)
+    return archs
+
+
+def free_memory_mib(device):
+    """The free memory of GPU `device` (an index, as CUDA_VISIBLE_DEVICES names it) in MiB, or
+    None when nvidia-smi is missing or does not answer."""
+    words = (_nvidia_smi(['--query-gpu=memory.free', '--format=csv,noheader,nounits', f'--id={device}'], 20, check=False)
+             or '').split()
+    return int(words[0]) if words and words[0].isdigit() else None
+
+
 def cuda_toolkit_lines(env=None):
     """What `toolchain.py cuda-toolkit` prints: path, version, archs, on-path/off-path."""
     nvcc = find_cuda_toolkit(env)
@@ -174,6 +210,9 @@ def cuda_toolkit_lines(env=None):
 
 def main(argv):
     command = argv[1] if len(argv) > 1 else 'check'
+    if command == 'gpu-archs':
+        print(','.join(detected_archs()))
+        return 0
     if command == 'cuda-toolkit':
         print('\n'.join(cuda_toolkit_lines()))
         return 0
@@ -195,7 +234,7 @@ def main(argv):
         ok, why = venv_available()
         print(f'venv: {"ok" if ok else "NOT OK"}: {why}')
         return 0
-    print(f'usage: {argv[0]} [cuda-toolkit|write-line FILE TEXT|check]', file=sys.stderr)
+    print(f'usage: {argv[0]} [gpu-archs|cuda-toolkit|write-line FILE TEXT|check]', file=sys.stderr)
     return 2
 
 

@@ -6,7 +6,7 @@
 #include "grader/core/device.cuh"
 #include "grader/core/run_options.hpp"
 #include "grader/core/student_code.hpp"
-#include "grader/remote/runner_counters.hpp"
+#include "grader/runner/counters.hpp"
 
 namespace grader {
 namespace {
@@ -74,21 +74,21 @@ void throw_cuda_error(cudaError_t status, const char* call, const char* file, in
 void check_kernel_ran(const std::string& kernel, const std::string& launch, Work work) {
   const StudentCalls calls = take_student_calls();
   if (calls.any) {  // the student's code ran in the runner: what the runner saw
-    const remote::CallReply& r = calls.reply;
+    const runner::CallReply& r = calls.reply;
     const cudaError_t status = static_cast<cudaError_t>(r.cuda_error);
     const std::string fault = r.text.empty() ? "" : "\n  " + r.text;
-    if (r.outcome == remote::Outcome::kLaunchError) {
+    if (r.outcome == runner::Outcome::kLaunchError) {
       throw CudaError(status, "launching " + kernel + " (" + launch + ") failed: " +
                                   describe_cuda_error(status) + fault);
     }
-    if (r.outcome == remote::Outcome::kRunError) {
+    if (r.outcome == runner::Outcome::kRunError) {
       throw CudaError(status, kernel + " (" + launch + ") failed while running: " +
                                   describe_cuda_error(status) + fault);
     }
     // Under a sanitizer (a wrapped runner) CUPTI cannot record: those runs repeat tests that
     // passed, with these checks, in a normal run; they judge hazards only.
-    if (r.kernels == remote::kUncounted && !student_runner().options().wrapper.empty()) return;
-    if (work == Work::kOnGpu && r.kernels == remote::kUncounted) {
+    if (r.kernels == runner::kUncounted && !student_runner().options().wrapper.empty()) return;
+    if (work == Work::kOnGpu && r.kernels == runner::kUncounted) {
       throw CudaError(cudaErrorNotSupported, kernel + " (" + launch + "): the grader cannot count "
                       "kernel launches on this machine (CUPTI did not load), so it cannot check "
                       "that the work ran on the GPU; this check earns nothing here");

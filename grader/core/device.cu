@@ -9,7 +9,7 @@
 #include "grader/core/results.hpp"
 #include "grader/core/run_options.hpp"
 #include "grader/core/student_code.hpp"
-#include "grader/remote/runner_process.hpp"
+#include "grader/runner/process.hpp"
 
 namespace grader {
 namespace {
@@ -55,7 +55,7 @@ const GpuStateReader& gpu_state_reader() {
 // The GPU's state into the test's metrics (`when`: "before" or "after"); a throttled or shared GPU
 // also into its message. Without NVML: said once, never a failure.
 void watch_gpu(const std::string& when) {
-  const GpuState s = gpu_state_reader().read(1 + remote::RunnerProcess::running_count());
+  const GpuState s = gpu_state_reader().read(1 + runner::RunnerProcess::running_count());
   if (!s.unknown_because.empty()) {
     static bool said = false;
     if (!said) std::printf("[ gpu      ] the GPU's clocks and temperature are not recorded: %s\n", s.unknown_because.c_str());

@@ -1,6 +1,6 @@
 // A device array with guard zones on both sides, so the grader can tell an out-of-bounds write
 // from a wrong answer, and a poison fill, so it can tell an unwritten output from a computed one.
-// Its memory is shared with the runner process (grader/remote/shared_memory.hpp), so a pointer
+// Its memory is shared with the runner process (grader/runner/shared_memory.hpp), so a pointer
 // into it can be passed to the student's code there.
 #pragma once
 #include <cuda_runtime.h>
@@ -15,7 +15,7 @@
 #include "grader/core/cuda_check.cuh"
 #include "grader/core/guard_damage.hpp"
 #include "grader/core/patterns.hpp"
-#include "grader/remote/shared_memory.hpp"
+#include "grader/runner/shared_memory.hpp"
 
 namespace grader {
 
@@ -23,13 +23,13 @@ template <class T>
 class DeviceBuffer {
  public:
   explicit DeviceBuffer(std::size_t count) : count_(count) {
-    base_ = static_cast<unsigned char*>(remote::allocate_shared(bytes() + 2 * kGuardBytes));
+    base_ = static_cast<unsigned char*>(runner::allocate_shared(bytes() + 2 * kGuardBytes));
     GRADER_CUDA_CHECK(cudaMemset(base_, kGuardByte, kGuardBytes));
     GRADER_CUDA_CHECK(cudaMemset(base_ + kGuardBytes + bytes(), kGuardByte, kGuardBytes));
     fill_poison();
   }
   explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size()) { upload(host); }
-  ~DeviceBuffer() { remote::free_shared(base_); }
+  ~DeviceBuffer() { runner::free_shared(base_); }
   DeviceBuffer(const DeviceBuffer&) = delete;
   DeviceBuffer& operator=(const DeviceBuffer&) = delete;
 

@@ -8,7 +8,7 @@
 #include "grader/core/results.hpp"
 #include "grader/core/run_options.hpp"
 #include "grader/core/watchdog.hpp"
-#include "grader/remote/runner_counters.hpp"
+#include "grader/runner/counters.hpp"
 #ifdef CUDA_CPU_BACKEND
 #include "cpu_backend/control.hpp"
 #endif
@@ -43,7 +43,7 @@ std::vector<std::string> wrapper_from_environment() {
   return args;
 }
 
-[[noreturn]] void rethrow(const std::string& function, const remote::CallReply& reply) {
+[[noreturn]] void rethrow(const std::string& function, const runner::CallReply& reply) {
   for (Rethrower r : rethrowers()) r(reply.exception_type, reply.text);
   if (reply.exception_type == typeid(std::invalid_argument).name()) {
     throw std::invalid_argument(reply.text);
@@ -53,24 +53,24 @@ std::vector<std::string> wrapper_from_environment() {
 
 }  // namespace
 
-std::string describe_failed_reply(const std::string& function, const remote::CallReply& reply) {
-  if (reply.process != remote::CallReply::Process::kAlive) {
+std::string describe_failed_reply(const std::string& function, const runner::CallReply& reply) {
+  if (reply.process != runner::CallReply::Process::kAlive) {
     return function + ": the process running the code " + reply.process_text;
   }
   const auto status = static_cast<cudaError_t>(reply.cuda_error);
   switch (reply.outcome) {
-    case remote::Outcome::kOk: return "";
-    case remote::Outcome::kLaunchError: return function + ": a launch failed: " + describe_cuda_error(status);
-    case remote::Outcome::kRunError: return function + " failed while running: " + describe_cuda_error(status);
-    case remote::Outcome::kException: return function + " threw an exception: " + reply.text;
-    case remote::Outcome::kBadCall: return "grader: the runner could not take " + function + ": " + reply.text;
+    case runner::Outcome::kOk: return "";
+    case runner::Outcome::kLaunchError: return function + ": a launch failed: " + describe_cuda_error(status);
+    case runner::Outcome::kRunError: return function + " failed while running: " + describe_cuda_error(status);
+    case runner::Outcome::kException: return function + " threw an exception: " + reply.text;
+    case runner::Outcome::kBadCall: return "grader: the runner could not take " + function + ": " + reply.text;
   }
   return function + ": unknown outcome";
 }
 
-remote::RunnerProcess& student_runner() {
-  static remote::RunnerProcess runner([] {
-    remote::RunnerOptions options;
+runner::RunnerProcess& student_runner() {
+  static runner::RunnerProcess runner([] {
+    runner::RunnerOptions options;
     options.program = run_options().runner_path;
     options.wrapper = wrapper_from_environment();
     options.timeout_seconds = test_timeout_seconds();
@@ -114,14 +114,14 @@ void discard_student_calls() { pending() = StudentCalls{}; }
 
 namespace detail {
 
-void encode_pointer(remote::Writer& out, std::vector<const remote::SharedRegion*>& regions,
+void encode_pointer(runner::Writer& out, std::vector<const runner::SharedRegion*>& regions,
                     const void* pointer) {
   if (pointer == nullptr) {
-    out.put(remote::kNullRegion);
+    out.put(runner::kNullRegion);
     out.put(std::uint64_t{0});
     return;
   }
-  const remote::SharedRegion* region = remote::find_shared(pointer);
+  const runner::SharedRegion* region = runner::find_shared(pointer);
   if (region == nullptr) {
     throw std::logic_error("grader: a pointer passed to the student's code is not in a "
                            "DeviceBuffer, so the runner cannot see it");
@@ -133,9 +133,9 @@ void encode_pointer(remote::Writer& out, std::vector<const remote::SharedRegion*
   out.put(static_cast<std::uint64_t>(static_cast<const char*>(pointer) - region->base));
 }
 
-std::vector<char> call_runner(remote::RunnerProcess& runner, const remote::EncodedCall& call,
-                              const std::vector<const remote::SharedRegion*>& regions) {
-  std::uint64_t schedule = remote::kKeepSchedule;
+std::vector<char> call_runner(runner::RunnerProcess& runner, const runner::EncodedCall& call,
+                              const std::vector<const runner::SharedRegion*>& regions) {
+  std::uint64_t schedule = runner::kKeepSchedule;
 #ifdef CUDA_CPU_BACKEND
   schedule = cpu_backend::schedule_seed();  // a rerun under another schedule (bins_check.cuh)
 #endif
@@ -144,30 +144,30 @@ std::vector<char> call_runner(remote::RunnerProcess& runner, const remote::Encod
   // Without a GPU (no driver, no device) there is nothing to wait for: the runner says so itself.
   const cudaError_t synced = cudaDeviceSynchronize();
   if (synced != cudaErrorInsufficientDriver && synced != cudaErrorNoDevice) GRADER_CUDA_CHECK(synced);
-  const remote::CallReply reply = runner.call(call, regions, schedule);
-  if (reply.process != remote::CallReply::Process::kAlive) {
+  const runner::CallReply reply = runner.call(call, regions, schedule);
+  if (reply.process != runner::CallReply::Process::kAlive) {
     discard_student_calls();
     throw RunnerFailure(call.function + ": the process running your code " + reply.process_text +
-                        (reply.process == remote::CallReply::Process::kCrashed
+                        (reply.process == runner::CallReply::Process::kCrashed
                              ? " (its output above may say where)"
                              : ""));
   }
-  if (reply.outcome == remote::Outcome::kBadCall) {
+  if (reply.outcome == runner::Outcome::kBadCall) {
     throw std::logic_error("grader: the runner could not take the call " + call.function + ": " +
                            reply.text);
   }
   for (const std::string& name : reply.kernel_names) record_launched_kernel(name);
-  if (reply.outcome == remote::Outcome::kException) rethrow(call.function, reply);
+  if (reply.outcome == runner::Outcome::kException) rethrow(call.function, reply);
   StudentCalls& calls = pending();
-  const bool keep_first_error = calls.any && calls.reply.outcome != remote::Outcome::kOk;
+  const bool keep_first_error = calls.any && calls.reply.outcome != runner::Outcome::kOk;
   const std::uint64_t kernels = calls.reply.kernels, to_host = calls.reply.device_to_host_bytes;
   if (!keep_first_error) {
     calls.function = call.function;
     calls.reply = reply;
   }
   calls.any = true;
-  const bool counted = kernels != remote::kUncounted && reply.kernels != remote::kUncounted;
-  calls.reply.kernels = counted ? kernels + reply.kernels : remote::kUncounted;
+  const bool counted = kernels != runner::kUncounted && reply.kernels != runner::kUncounted;
+  calls.reply.kernels = counted ? kernels + reply.kernels : runner::kUncounted;
   calls.reply.device_to_host_bytes = to_host + reply.device_to_host_bytes;
   return reply.value;
 }

@@ -1,6 +1,6 @@
 // How the checker calls the student's code: never directly. Each lab function the tests call is
 // defined on the checker's side as a call_student() that sends the call to the runner process,
-// where the student's file is linked: labNN_calls.cu, which grader/tools/lab_calls.py writes from
+// where the student's file is linked: labNN_calls.cu, which grader/core/lab_calls.py writes from
 // the lab header's declarations. Pointer arguments must point into
 // DeviceBuffers (shared with the runner); the runner waits for the GPU after every call, and what
 // it reports (launch error, fault, kernels launched, bytes copied to the host) waits here for
@@ -12,8 +12,8 @@
 #include <type_traits>
 #include <vector>
 
-#include "grader/remote/arguments.hpp"
-#include "grader/remote/runner_process.hpp"
+#include "grader/runner/arguments.hpp"
+#include "grader/runner/process.hpp"
 
 namespace grader {
 
@@ -26,19 +26,19 @@ class RunnerFailure : public std::runtime_error {
 
 // The checker's runner (started at the first call): --runner=, GRADER_RUNNER_WRAPPER (one
 // argument per line: a sanitizer or sandbox command to start it through), GRADER_TEST_TIMEOUT.
-remote::RunnerProcess& student_runner();
+runner::RunnerProcess& student_runner();
 
 // What the calls since the last check_kernel_ran() reported, merged: the first error wins.
 struct StudentCalls {
   bool any = false;
   std::string function;  // the first failing one, else the last
-  remote::CallReply reply;
+  runner::CallReply reply;
 };
 StudentCalls take_student_calls();
 void discard_student_calls();  // at each test's start
 
 // "" when the runner's reply says the call(s) went well; else what went wrong, for a message.
-std::string describe_failed_reply(const std::string& function, const remote::CallReply& reply);
+std::string describe_failed_reply(const std::string& function, const runner::CallReply& reply);
 
 // A function of the student's that threw: rethrown here as the same type when the lab registered
 // it (GRADER_STUDENT_EXCEPTION), as std::invalid_argument when it was one, else std::runtime_error.
@@ -47,28 +47,28 @@ bool add_student_exception(Rethrower rethrow);
 
 namespace detail {
 
-void encode_pointer(remote::Writer& out, std::vector<const remote::SharedRegion*>& regions,
+void encode_pointer(runner::Writer& out, std::vector<const runner::SharedRegion*>& regions,
                     const void* pointer);
 
 template <class T>
-void encode_argument(remote::Writer& out, std::vector<const remote::SharedRegion*>& regions,
+void encode_argument(runner::Writer& out, std::vector<const runner::SharedRegion*>& regions,
                      const T& value) {
-  if constexpr (remote::travels_as_pointer<T>) {
+  if constexpr (runner::travels_as_pointer<T>) {
     encode_pointer(out, regions, value);
   } else {
-    static_assert(remote::travels_as_value<T>, "an argument type that cannot travel");
+    static_assert(runner::travels_as_value<T>, "an argument type that cannot travel");
     out.put(value);
     if constexpr (std::is_class_v<T>) {
       std::apply([&](auto... member) { (encode_pointer(out, regions, value.*member), ...); },
-                 remote::PointerMembers<T>::list);
+                 runner::PointerMembers<T>::list);
     }
   }
 }
 
 // Sends the call; throws for a crash, a timeout or an exception; keeps the rest for
 // check_kernel_ran(). Returns the reply's value bytes.
-std::vector<char> call_runner(remote::RunnerProcess& runner, const remote::EncodedCall& call,
-                              const std::vector<const remote::SharedRegion*>& regions);
+std::vector<char> call_runner(runner::RunnerProcess& runner, const runner::EncodedCall& call,
+                              const std::vector<const runner::SharedRegion*>& regions);
 
 }  // namespace detail
 
@@ -82,8 +82,8 @@ class CallRecorder {
   CallRecorder& operator=(const CallRecorder&) = delete;
   static CallRecorder* active();
 
-  std::vector<remote::EncodedCall> calls;
-  std::vector<const remote::SharedRegion*> regions;  // one table for the whole round
+  std::vector<runner::EncodedCall> calls;
+  std::vector<const runner::SharedRegion*> regions;  // one table for the whole round
 
  private:
   CallRecorder* outer_;
@@ -91,17 +91,17 @@ class CallRecorder {
 
 // Calls `function` in `runner`'s process (or records it, inside a CallRecorder).
 template <class R, class... A>
-R call_in(remote::RunnerProcess& runner, const char* function, const A&... args) {
+R call_in(runner::RunnerProcess& runner, const char* function, const A&... args) {
   if (CallRecorder* recorder = CallRecorder::active()) {
-    remote::Writer out;
+    runner::Writer out;
     (detail::encode_argument(out, recorder->regions, args), ...);
     recorder->calls.push_back({function, out.bytes()});
     if constexpr (!std::is_void_v<R>) return R{};
     else return;
   }
-  remote::EncodedCall call{function, {}};
-  std::vector<const remote::SharedRegion*> regions;
-  remote::Writer out;
+  runner::EncodedCall call{function, {}};
+  std::vector<const runner::SharedRegion*> regions;
+  runner::Writer out;
   (detail::encode_argument(out, regions, args), ...);
   call.arguments = out.bytes();
   const std::vector<char> value = detail::call_runner(runner, call, regions);

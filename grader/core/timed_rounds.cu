@@ -16,7 +16,7 @@
 #include "grader/core/stop_count.hpp"
 #include "grader/core/student_code.hpp"
 #include "grader/core/yardstick_calls.cuh"
-#include "grader/remote/shared_memory.hpp"
+#include "grader/runner/shared_memory.hpp"
 
 namespace grader {
 namespace {
@@ -96,11 +96,11 @@ struct PinnedWords {
 
 namespace detail {
 
-::testing::AssertionResult time_rounds(remote::RunnerProcess& runner, const ErasedWork& work,
+::testing::AssertionResult time_rounds(runner::RunnerProcess& runner, const ErasedWork& work,
                                        const RoundOptions& options, Summary& per_call_ms) {
   // The source must be memory no runner ever had: a runner that kept it mapped could change every
   // later input (and the expected results made from it) at will.
-  if (remote::handed_out(work.source)) {
+  if (runner::handed_out(work.source)) {
     return ::testing::AssertionFailure() << work.name << ": grader error, the source of the timed inputs is a "
                                          << "buffer a runner was given; time from a copy no runner has seen";
   }
@@ -153,8 +153,8 @@ namespace detail {
       return ::testing::AssertionFailure() << work.name << ": grader error, " << recorder.calls.size()
                                            << " calls recorded for " << inputs.size() << " inputs";
     }
-    const std::vector<remote::EncodedCall> these(recorder.calls.begin(), recorder.calls.begin() + calls);
-    const remote::CallReply ready = runner.prepare(these, recorder.regions);
+    const std::vector<runner::EncodedCall> these(recorder.calls.begin(), recorder.calls.begin() + calls);
+    const runner::CallReply ready = runner.prepare(these, recorder.regions);
     if (std::string why = describe_failed_reply(work.name, ready); !why.empty()) {
       return ::testing::AssertionFailure() << why;
     }
@@ -181,7 +181,7 @@ namespace detail {
 
     const int continued_before = times_continued();
     const auto start = std::chrono::steady_clock::now();
-    const remote::CallReply done = runner.go();
+    const runner::CallReply done = runner.go();
     if (taken > 0) {
       gather_words<<<gather_blocks, 256>>>(d_outputs.data(), calls, per_output,
                                            whole ? nullptr : d_positions.data(), d_snapshot.data());
@@ -241,9 +241,9 @@ namespace detail {
     for (std::size_t upto = kMostNewRegionsAMessage; recorder.regions.size() > kMostNewRegionsAMessage;
          upto += kMostNewRegionsAMessage) {
       upto = std::min(upto, recorder.regions.size());
-      const std::vector<const remote::SharedRegion*> some(recorder.regions.begin(), recorder.regions.begin() + upto);
+      const std::vector<const runner::SharedRegion*> some(recorder.regions.begin(), recorder.regions.begin() + upto);
       for (const bool go : {false, true}) {
-        const remote::CallReply reply = go ? runner.go() : runner.prepare({}, some);
+        const runner::CallReply reply = go ? runner.go() : runner.prepare({}, some);
         if (std::string why = describe_failed_reply(work.name, reply); !why.empty()) {
           return ::testing::AssertionFailure() << why;
         }
@@ -289,9 +289,9 @@ namespace detail {
 
 }  // namespace detail
 
-remote::RunnerProcess& yardstick_runner() {
-  static remote::RunnerProcess runner([] {
-    remote::RunnerOptions options;
+runner::RunnerProcess& yardstick_runner() {
+  static runner::RunnerProcess runner([] {
+    runner::RunnerOptions options;
     options.program = run_options().yardstick_runner_path;
     options.timeout_seconds = 60;
     if (options.program.empty()) {

@@ -11,7 +11,7 @@
 //      into the checker's own memory, which no runner is given: the runner's copy must still hold
 //      it (a timed call must not write its input), and each output must be right for that copy by
 //      the test's trusted reference. The source the inputs are made from must be memory no runner
-//      was ever given (remote::handed_out), or the round is refused.
+//      was ever given (runner::handed_out), or the round is refused.
 // A call's time is the round's, less the channel's fixed cost, over K; the measurement is the
 // median of the first 7 consecutive rounds whose middle half lies within 2 % (a GPU settling after
 // gigabytes were allocated runs its first rounds slower; at most 7 more rounds are run for that). The fixed cost (messages, the GPU switching between the two processes, the
@@ -28,7 +28,7 @@
 
 #include "grader/core/statistics.hpp"
 #include "grader/core/yardsticks.cuh"
-#include "grader/remote/runner_process.hpp"
+#include "grader/runner/process.hpp"
 
 namespace grader {
 
@@ -64,14 +64,14 @@ struct ErasedWork {
   std::function<void(const void*, void*)> launch;
   std::function<::testing::AssertionResult(const void*, const void*)> verify;
 };
-::testing::AssertionResult time_rounds(remote::RunnerProcess& runner, const ErasedWork& work,
+::testing::AssertionResult time_rounds(runner::RunnerProcess& runner, const ErasedWork& work,
                                        const RoundOptions& options, Summary& per_call_ms);
 }  // namespace detail
 
 // Milliseconds per call, median over rounds. Fails (with the reason) when a call fails, an input
 // was changed, an output is wrong, or the outputs changed after the runner said it was done.
 template <class In, class Out>
-::testing::AssertionResult time_rounds(remote::RunnerProcess& runner, const TimedWork<In, Out>& work,
+::testing::AssertionResult time_rounds(runner::RunnerProcess& runner, const TimedWork<In, Out>& work,
                                        Summary& per_call_ms, const RoundOptions& options = {}) {
   static_assert(sizeof(In) == 1 || sizeof(In) == 4, "inputs of 1- or 4-byte elements");
   detail::ErasedWork erased{
@@ -85,7 +85,7 @@ template <class In, class Out>
 }
 
 // The runner of the grader's own yardsticks (--yardstick-runner=PATH; meson passes it).
-remote::RunnerProcess& yardstick_runner();
+runner::RunnerProcess& yardstick_runner();
 
 // The channel's fixed cost of a round, in ms: the fastest of rounds of one call that launches an
 // empty kernel, in the yardstick runner, once the GPU is awake; measured once per run and

@@ -1,6 +1,6 @@
 // The yardsticks' kernels and launch shapes (yardsticks.cu, privatized_yardstick.cu time them),
 // here with nothing else so that the CPU backend's counting mode and Nsight Compute can run the
-// very same kernels (grader/tools/count_drivers/yardsticks_count.cu). Templates, so that every
+// very same kernels (grader/core/yardsticks_count.cu). Templates, so that every
 // file that includes them may, without two definitions. Include it by a path relative to the
 // including file: the CPU backend's launch transform inlines it then (its launches and its
 // extern __shared__ need the transform).

@@ -6,7 +6,7 @@ import subprocess
 
 import toolchain
 from explain import counters, declarations, explanations, gpu_counters, in_grading, reference_table, warp_picture
-from tools import count_kernels, counting_build
+from counting import count_kernels, programs
 
 TRACE_N = 4096  # the picture's input: one warp's first accesses do not need more
 
@@ -74,7 +74,7 @@ def picture(lab, submission_dir, build_dir, function, out_dir):
     try:
         _, trace = count_kernels.count(lab, submission_dir, n=TRACE_N, gpu=None, build_dir=build_dir,
                                        only=function, trace=function, timeout=explanations.TIMEOUT_S)
-    except (counting_build.BuildError, subprocess.TimeoutExpired) as error:
+    except (programs.BuildError, subprocess.TimeoutExpired) as error:
         return None, f'no picture: {str(error).splitlines()[0][:200]}'
     if not trace or not trace.get('accesses'):
         return None, f'no picture: {function} made no memory access in block 0, warp 0'

@@ -1,5 +1,5 @@
 """The counters an explanation speaks of, from the counting mode's per-launch records
-(tools/count_kernels.count) or the same metrics read from a GPU (explain/gpu_counters.py): each
+(counting/count_kernels.count) or the same metrics read from a GPU (explain/gpu_counters.py): each
 graded function's launches summed, then a few ratios. One name, one meaning: the names below are
 the ones labs/NN-*/counters.json declare and results documents carry.
 """
@@ -32,15 +32,6 @@ COUNTERS = {
     'launches': ('kernel launches', 'higher', '{:.0f}'),
     'occupancy': ('theoretical occupancy', 'lower', '{:.0%}'),
 }
-
-_LD_REQ, _LD_SECT = 'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum'
-_ST_REQ, _ST_SECT = 'l1tex__t_requests_pipe_lsu_mem_global_op_st.sum', 'l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum'
-_LDS_REQ, _STS_REQ = 'smsp__inst_executed_op_shared_ld.sum', 'smsp__inst_executed_op_shared_st.sum'
-_LDS_WAVE = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum'
-_STS_WAVE = 'l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum'
-_LDS_CONFL = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum'
-_STS_CONFL = 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum'
-
 
 def _ratio(a, b):
     return a / b if b else 0.0
@@ -81,12 +72,12 @@ def per_function(launches):
     found = {}
     for label, m in sums.items():
         get = m.get
-        shared_requests = get(_LDS_REQ, 0) + get(_STS_REQ, 0)
+        shared_requests = get('shared_load_requests', 0) + get('shared_store_requests', 0)
         found[label] = {
-            'global_load_requests': get(_LD_REQ, 0),
-            'global_load_sectors_per_request': _ratio(get(_LD_SECT, 0), get(_LD_REQ, 0)),
-            'global_store_requests': get(_ST_REQ, 0),
-            'global_store_sectors_per_request': _ratio(get(_ST_SECT, 0), get(_ST_REQ, 0)),
+            'global_load_requests': get('global_load_requests', 0),
+            'global_load_sectors_per_request': _ratio(get('global_load_sectors', 0), get('global_load_requests', 0)),
+            'global_store_requests': get('global_store_requests', 0),
+            'global_store_sectors_per_request': _ratio(get('global_store_sectors', 0), get('global_store_requests', 0)),
             'global_atomic_requests': get('global_atomic_requests', 0),
             'global_atomic_share': _ratio(get('global_atomic_operations', 0),
                                           get('global_atomic_operations', 0) + get('shared_atomic_operations', 0)),
@@ -96,8 +87,8 @@ def per_function(launches):
             'shared_atomic_lanes_per_address': _ratio(get('shared_atomic_operations', 0),
                                                       get('shared_atomic_distinct_addresses', 0)),
             'shared_requests': shared_requests,
-            'shared_wavefronts': get(_LDS_WAVE, 0) + get(_STS_WAVE, 0),
-            'shared_bank_conflicts_per_request': _ratio(get(_LDS_CONFL, 0) + get(_STS_CONFL, 0), shared_requests),
+            'shared_wavefronts': get('shared_load_wavefronts', 0) + get('shared_store_wavefronts', 0),
+            'shared_bank_conflicts_per_request': _ratio(get('shared_load_bank_conflicts', 0) + get('shared_store_bank_conflicts', 0), shared_requests),
             'barriers': get('barriers', 0),
             'warp_instructions': get('warp_instructions', 0),
             'active_lanes_per_instruction': _ratio(get('active_lanes', 0), get('warp_instructions', 0)),

@@ -5,7 +5,7 @@ import json
 import os
 
 from explain import counters
-from tools import counting_build
+from counting import programs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 
@@ -17,8 +17,8 @@ class DeclarationError(Exception):
 def lab_folder(lab):
     """'04' -> 'labs/04-thread-per-bin' (absolute), from labs/labs.txt; None when not listed."""
     try:
-        return os.path.join(ROOT, 'labs', counting_build.lab_folder(lab)[0])
-    except counting_build.BuildError:
+        return os.path.join(ROOT, 'labs', programs.lab_folder(lab)[0])
+    except programs.BuildError:
         return None
 
 

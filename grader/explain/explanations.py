@@ -8,7 +8,7 @@ import os
 import subprocess
 
 from explain import counters, declarations, reference_table
-from tools import count_kernels, counting_build
+from counting import count_kernels, programs
 
 SCHEMA = 'gpu-histogram-workbook/counters/v1'
 LINES_PER_VERSION = 2
@@ -26,7 +26,7 @@ def lab_file(lab, submission_dir):
 
 def count_submission(lab, submission_dir, build_dir, trace=None):
     """The counting mode's launch records of the submission's lab file on the explanations' input
-    (and the traced warp, when `trace` names a function). Raises counting_build.BuildError."""
+    (and the traced warp, when `trace` names a function). Raises programs.BuildError."""
     given = reference_table.INPUT
     found = count_kernels.count(lab, submission_dir, n=given['n'], input_kind=given['input'],
                                 seed=given['seed'], gpu=None, build_dir=build_dir, timeout=TIMEOUT_S,
@@ -90,7 +90,7 @@ def explain_lab(lab, submission_dir, build_dir):
         return unavailable(f'no lab {lab} file in {submission_dir}')
     try:
         launches, _ = count_submission(lab, os.path.dirname(source), build_dir)
-    except counting_build.BuildError as error:
+    except programs.BuildError as error:
         lines = str(error).strip().splitlines() or ['']
         first = next((line for line in lines if 'error' in line.lower()), lines[0])
         if lines[0].startswith(('building the CPU backend', f'{build_dir} is not a configured')):

@@ -1,4 +1,4 @@
-"""The same counters read from the GPU: the lab's count driver built with nvcc around the
+"""The same counters read from the GPU: the lab's count program built with nvcc around the
 submission's file and run once under Nsight Compute (ncu) on the explanations' input, its launches
 matched in order with the counting mode's. Never inside a timed round (grade.py runs it after the
 speed tests). When the driver keeps the counters to administrators (ERR_NVGPUCTRPERM), one line
@@ -12,19 +12,20 @@ import subprocess
 import tempfile
 
 from explain import counters, reference_table
-from tools import compare_counters_ncu, counting_build
+from counting import metrics, ncu, programs
 
 PERMISSION = ('the GPU\'s performance counters are kept to administrators on this machine '
               '(ERR_NVGPUCTRPERM): the counters shown are the CPU model\'s; an administrator can lift it with '
               'the driver option NVreg_RestrictProfilingToAdminUsers=0 '
               '(https://developer.nvidia.com/ERR_NVGPUCTRPERM)')
-# What ncu reads besides compare_counters_ncu's list: instructions and their active lanes.
-EXTRA_METRICS = ['smsp__inst_executed.sum', 'smsp__thread_inst_executed.sum']
-# The counters the GPU gives (lanes per atomic address and barriers are the CPU model's alone).
+# The counters the GPU gives (lanes per atomic address and barriers are the CPU model's alone),
+# and the counting mode's counters they are made of (metrics.py names ncu's metrics for them).
 MEASURED = ['global_load_requests', 'global_load_sectors_per_request', 'global_store_requests',
             'global_store_sectors_per_request', 'global_atomic_requests', 'shared_atomic_requests',
             'shared_requests', 'shared_wavefronts', 'shared_bank_conflicts_per_request',
             'warp_instructions', 'active_lanes_per_instruction', 'launches']
+# The counting mode's counters ncu gives (metrics.py), read for each launch.
+READ = [counter for counter, names in metrics.COUNTERS.items() if names]
 TIMEOUT_S = 120
 
 
@@ -41,22 +42,18 @@ def as_records(profiled, counted):
     for (kernel, values), launch in zip(profiled, counted):
         if launch['kernel'].split('<')[0] not in kernel:
             return None
-        metrics = {k: values.get(k, 0) for k in compare_counters_ncu.NCU_METRICS}
-        metrics['global_atomic_requests'] = (values.get('l1tex__t_requests_pipe_lsu_mem_global_op_atom.sum', 0)
-                                             + values.get('l1tex__t_requests_pipe_lsu_mem_global_op_red.sum', 0))
-        metrics['shared_atomic_requests'] = values.get('smsp__inst_executed_op_shared_atom.sum', 0)
-        metrics['warp_instructions'] = values.get('smsp__inst_executed.sum', 0)
-        metrics['active_lanes'] = values.get('smsp__thread_inst_executed.sum', 0)
-        records.append({'label': launch['label'], 'kernel': kernel, 'metrics': metrics, 'barriers': 0})
+        found = metrics.from_ncu(values)
+        records.append({'label': launch['label'], 'kernel': kernel, 'barriers': 0,
+                        'metrics': {counter: found.get(counter, 0) for counter in READ}})
     return records
 
 
 def cache_path(build_dir, lab, source, arch, nvcc):
-    """Where a measured result is kept: keyed by the lab file's and the driver's contents, the
+    """Where a measured result is kept: keyed by the lab file's and the count program's contents, the
     architecture and the toolkit, so a run that changed none of them reads no counter again."""
-    _, _, driver, headers, _ = counting_build.driver_target(lab)
+    made = programs.target(lab)
     digest = hashlib.sha256(repr((lab, arch, nvcc, reference_table.INPUT)).encode())
-    for path in [source, driver, os.path.join(counting_build.DRIVERS, 'count_driver.cuh')] + headers:
+    for path in [source, made.main, programs.PROGRAM_HEADER] + made.headers:
         with open(path, 'rb') as f:
             digest.update(f.read())
     return os.path.join(build_dir, 'counting', 'gpu-counters', f'{lab}-{digest.hexdigest()[:16]}.json')
@@ -74,7 +71,7 @@ def measure(lab, source, counted, arch, nvcc=None, ncu=None, build_dir=None):
     if cached and os.path.isfile(cached):
         with open(cached, encoding='utf-8') as f:
             return json.load(f)
-    found = _measure(lab, source, counted() if callable(counted) else counted, arch, nvcc, ncu)
+    found = _measure(lab, source, counted() if callable(counted) else counted, arch, nvcc, ncu, build_dir)
     if cached and found['status'] == 'measured':
         os.makedirs(os.path.dirname(cached), exist_ok=True)
         with open(cached + '.partial', 'w', encoding='utf-8') as f:
@@ -83,35 +80,33 @@ def measure(lab, source, counted, arch, nvcc=None, ncu=None, build_dir=None):
     return found
 
 
-def _measure(lab, source, counted, arch, nvcc, ncu):
-    ncu = ncu or compare_counters_ncu.find_ncu(None, nvcc)
-    if not nvcc or not ncu:
+def _measure(lab, source, counted, arch, nvcc, ncu_path, build_dir):
+    ncu_path = ncu_path or ncu.find(None, nvcc)
+    if not nvcc or not ncu_path:
         return not_read('unavailable', f'GPU counters not read: needs nvcc and ncu (Nsight Compute); '
-                                       f'found {"ncu" if ncu else "no ncu"}, {"nvcc" if nvcc else "no nvcc"}')
+                                       f'found {"ncu" if ncu_path else "no ncu"}, {"nvcc" if nvcc else "no nvcc"}')
     given = reference_table.INPUT
     with tempfile.TemporaryDirectory(prefix='gpu_counters_') as scratch:
         try:
-            program = compare_counters_ncu.build_gpu_driver(nvcc, arch, lab, source, [], scratch)
-        except counting_build.BuildError as error:
-            return not_read('unavailable', f'GPU counters not read: nvcc could not build the count driver '
+            program = ncu.build_program(nvcc, arch, lab, source, [], scratch, build_dir)
+        except programs.BuildError as error:
+            return not_read('unavailable', f'GPU counters not read: nvcc could not build the count program '
                                            f'({str(error).splitlines()[0][:160]})')
-        command = [ncu, '--metrics', ','.join(compare_counters_ncu.NCU_METRICS + EXTRA_METRICS), '--csv',
-                   '--print-units', 'base', program, f"--n={given['n']}", f"--input={given['input']}",
-                   f"--seed={given['seed']}"]
         try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=TIMEOUT_S)
+            done = ncu.run(ncu_path, program, metrics.ncu_names(READ),
+                           [f"--n={given['n']}", f"--input={given['input']}", f"--seed={given['seed']}"], TIMEOUT_S)
         except subprocess.TimeoutExpired:
             return not_read('unavailable', f'GPU counters not read: ncu ran past {TIMEOUT_S} s')
-    if 'ERR_NVGPUCTRPERM' in done.stdout + done.stderr:
+    if 'ERR_NVGPUCTRPERM' in done.text:
         return not_read('not-permitted', PERMISSION)
-    profiled = compare_counters_ncu.parse_ncu_csv(done.stdout)
-    records = as_records(profiled, counted)
+    records = as_records(done.launches, counted)
     if records is None:
-        return not_read('unavailable', f'GPU counters not read: ncu profiled {len(profiled)} launches, the '
-                                       f'counting mode counted {len(counted)} (status {done.returncode})')
+        return not_read('unavailable', f'GPU counters not read: ncu profiled {len(done.launches)} launches, the '
+                                       f'counting mode counted {len(counted)} (status {done.status})')
     functions = {f: {k: v for k, v in values.items() if k in MEASURED}
                  for f, values in counters.per_function(records).items()}
-    return {'status': 'measured', 'message': f'GPU counters read by {os.path.basename(ncu)}', 'functions': functions}
+    return {'status': 'measured', 'message': f'GPU counters read by {os.path.basename(ncu_path)}',
+            'functions': functions}
 
 
 def gpu_arch():

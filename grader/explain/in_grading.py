@@ -9,7 +9,7 @@ import time
 import toolchain
 from explain import declarations, explanations, gpu_counters
 from runs import results
-from tools import counting_build
+from counting import programs
 
 TICK_S = 8  # a student never waits 10 s without a line
 
@@ -38,7 +38,7 @@ def reference_on_gpu(number, arch, nvcc, build_dir):
     """{function: {counter: value}} of the workbook's solution of lab `number` read from this GPU
     (kept in build_dir after the first time), or {} when it cannot be read: a Why line then
     compares the GPU's figure for the student's kernel with the reference's on the same GPU."""
-    solutions = os.path.join(counting_build.ROOT, 'solutions')
+    solutions = os.path.join(programs.ROOT, 'solutions')
     source = explanations.lab_file(number, solutions)
     if not source:
         return {}
@@ -46,7 +46,7 @@ def reference_on_gpu(number, arch, nvcc, build_dir):
     def counted():
         try:
             return explanations.count_submission(number, solutions, build_dir)[0]
-        except (counting_build.BuildError, subprocess.TimeoutExpired):
+        except (programs.BuildError, subprocess.TimeoutExpired):
             return []
     found = gpu_counters.measure(number, source, counted, arch, nvcc, build_dir=build_dir)
     return found['functions'] if found['status'] == 'measured' else {}

@@ -20,7 +20,7 @@ if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
         os.environ, PYTHONPATH=os.pathsep.join(filter(None, [GRADER, os.environ.get("PYTHONPATH")]))))
 
 from explain import counters  # noqa: E402
-from tools import count_kernels, counting_build  # noqa: E402
+from counting import count_kernels, programs  # noqa: E402
 
 SCHEMA = 'gpu-histogram-workbook/reference-counters/v1'
 TABLE = os.path.join(os.path.dirname(os.path.realpath(__file__)), 'reference_counts.json')
@@ -69,12 +69,12 @@ def main(argv=None):
     what = parser.add_mutually_exclusive_group(required=True)
     what.add_argument('--write', action='store_true')
     what.add_argument('--check', action='store_true')
-    parser.add_argument('--build-dir', default=os.path.join(counting_build.ROOT, 'build'))
+    parser.add_argument('--build-dir', default=os.path.join(programs.ROOT, 'build'))
     options = parser.parse_args(argv)
-    counting_build.REBUILD_LIBRARIES = not options.check  # under meson test, its own libraries
+    programs.REBUILD_LIBRARIES = not options.check  # under meson test, its own libraries
     try:
         table = make(options.build_dir)
-    except counting_build.BuildError as error:
+    except programs.BuildError as error:
         print(f'reference_table: {error}', file=sys.stderr)
         return 2
     if options.write:

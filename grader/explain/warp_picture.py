@@ -308,7 +308,7 @@ def write(trace, path, title):
 
 
 def main(argv=None):
-    from tools import count_kernels, counting_build  # only the CLI builds and counts
+    from counting import count_kernels, programs  # only the CLI builds and counts
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--lab', required=True, help='01 to 06')
     parser.add_argument('--trace', required=True, help="LABEL[:BLOCK:WARP]: a graded function's label")
@@ -323,7 +323,7 @@ def main(argv=None):
     try:
         _, trace = count_kernels.count(lab, options.submission, options.known_wrong, options.n, options.input,
                                        only=label, gpu=None, build_dir=options.build_dir, trace=options.trace)
-    except counting_build.BuildError as error:
+    except programs.BuildError as error:
         print(f'warp_picture: {error}', file=sys.stderr)
         return 2
     out = options.out or os.path.join(options.build_dir, 'results', f'lab{lab}_{label}_warp.svg')

@@ -1,7 +1,7 @@
 """The process groups a grading run starts, so that an interrupted run stops them all.
 
 Every program the harness starts runs in a process group (a session) of its own, registered here
-while it runs: a checker (its runner, the student's code, dies with it: grader/remote/
+while it runs: a checker (its runner, the student's code, dies with it: grader/runner/
 child_process.cpp), and for grade.py also meson, ninja and the compilers ninja starts. Ctrl-C
 (interrupt_stops_everything) then stops every group, waits a moment for them to go, kills what is
 left and exits with one line, no traceback.

@@ -2,7 +2,7 @@
 stretch, and the gates of runs/scoring.py); the files it is written to and read back from; and a
 failure's message in the grader's own words (GoogleTest's framing taken off). grade.py,
 grade_lab.py (`meson test --suite labNN`), the self-tests (tools/expect_outcome.py), the score table
-(report.py), the technique checks (tools/inspect_kernels.py) and the batch use it; nothing else
+(report.py), the technique checks (technique/inspect_kernels.py) and the batch use it; nothing else
 writes a lab's results.
 """
 import glob

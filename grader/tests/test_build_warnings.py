@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """The build prints no warning from the grader's own files (issue 35: a first build's template
-backtrace from grader/remote/wire.hpp read like a memory bug).
+backtrace from grader/runner/wire.hpp read like a memory bug).
 
     test_build_warnings.py BUILD_DIR     check BUILD_DIR/meson-logs/compile-log.txt, which grade.py
                                          writes at each compile (SKIP without it); then the parser's
@@ -52,10 +52,10 @@ def grader_warnings(log_text):
 
 class ParserTest(unittest.TestCase):
     def test_a_grader_header_warning_in_a_library_compile_is_found(self):
-        log = ("[3/9] Compiling C++ object grader/remote/libgrader_remote.a.p/channel.cpp.o\n"
-               "In file included from ../grader/remote/channel.cpp:2:\n"
+        log = ("[3/9] Compiling C++ object grader/runner/libgrader_channel.a.p/channel.cpp.o\n"
+               "In file included from ../grader/runner/channel.cpp:2:\n"
                "In function 'void* memcpy(void*, const void*, size_t)',\n"
-               "    inlined from 'void grader::put(T)' at ../grader/remote/wire.hpp:47:16:\n"
+               "    inlined from 'void grader::put(T)' at ../grader/runner/wire.hpp:47:16:\n"
                "/usr/include/x86_64-linux-gnu/bits/string_fortified.h:29:33: warning: writing 8 "
                "bytes into a region of size 0 [-Wstringop-overflow=]\n")
         self.assertEqual(len(grader_warnings(log)), 1)

@@ -1,26 +1,26 @@
-// grader/remote/runner_table.hpp: a graded function a known-wrong file leaves out is a null weak
-// reference in its runner's table (grader/tools/lab_calls.py); a call of it is refused, naming it.
+// grader/runner/table.hpp: a graded function a known-wrong file leaves out is a null weak
+// reference in its runner's table (grader/core/lab_calls.py); a call of it is refused, naming it.
 #include <gtest/gtest.h>
 
 #include <string>
 #include <vector>
 
-#include "grader/remote/runner_table.hpp"
+#include "grader/runner/table.hpp"
 
 namespace {
 
 int twice(int x) { return 2 * x; }
 
 std::vector<char> encoded(int value) {
-  grader::remote::Writer out;
+  grader::runner::Writer out;
   out.put(value);
   return out.bytes();
 }
 
 TEST(RunnerTable, CallsADefinedFunction) {
-  const grader::remote::Exposed exposed = grader::remote::expose("twice", &twice);
+  const grader::runner::Exposed exposed = grader::runner::expose("twice", &twice);
   const std::vector<char> bytes = encoded(21);
-  grader::remote::Reader in(bytes);
+  grader::runner::Reader in(bytes);
   std::vector<char> result;
   exposed.bind(in, {}, result)();
   ASSERT_EQ(result.size(), sizeof(int));
@@ -29,14 +29,14 @@ TEST(RunnerTable, CallsADefinedFunction) {
 
 TEST(RunnerTable, RefusesAFunctionTheFileDoesNotDefine) {
   int (*missing)(int) = nullptr;
-  const grader::remote::Exposed exposed = grader::remote::expose("lab09::missing", missing);
+  const grader::runner::Exposed exposed = grader::runner::expose("lab09::missing", missing);
   const std::vector<char> bytes = encoded(21);
-  grader::remote::Reader in(bytes);
+  grader::runner::Reader in(bytes);
   std::vector<char> result;
   try {
     exposed.bind(in, {}, result);
     FAIL() << "bound a null function";
-  } catch (const grader::remote::ProtocolError& error) {
+  } catch (const grader::runner::ProtocolError& error) {
     EXPECT_EQ(std::string(error.what()), "lab09::missing is not defined in this runner's file");
   }
 }

@@ -1,1 +1,1 @@
-"""Checks the project runs on itself: technique checks, call tables, self-test verdicts (README.md)."""
+"""The project's checks of itself: self-test oracles and CI scripts (README.md)."""

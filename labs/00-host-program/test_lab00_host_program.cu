@@ -1,7 +1,7 @@
 // Lab 00 grader: runs the student's whole program as a separate process on the standard file, on
 // generated files of other sizes and on bad files, and compares its output and exit status with
 // what data/histogram.py would print; counts what it did on the GPU as the runners' calls are
-// counted (grader/remote/program_report.hpp); reads its source for the calls the lab asks for.
+// counted (grader/runner/program_report.hpp); reads its source for the calls the lab asks for.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -20,8 +20,8 @@
 #include "grader/core/samples_file.hpp"
 #include "grader/core/source_rules.hpp"
 #include "grader/core/student_code.hpp"
-#include "grader/remote/program_report.hpp"
-#include "grader/remote/program_run.hpp"
+#include "grader/runner/program_report.hpp"
+#include "grader/runner/program_run.hpp"
 
 namespace {
 
@@ -36,12 +36,12 @@ std::string temp_file(const std::string& name, const std::vector<int>& samples, 
   return path;
 }
 
-grader::remote::ProgramRun run(const std::string& file, bool counted = false) {
-  const grader::remote::RunnerOptions& options = grader::student_runner().options();
-  return grader::remote::run_program(options.wrapper, options.program, {file}, options.timeout_seconds, counted);
+grader::runner::ProgramRun run(const std::string& file, bool counted = false) {
+  const grader::runner::RunnerOptions& options = grader::student_runner().options();
+  return grader::runner::run_program(options.wrapper, options.program, {file}, options.timeout_seconds, counted);
 }
 
-std::string shown(const grader::remote::ProgramRun& r) {
+std::string shown(const grader::runner::ProgramRun& r) {
   auto tail = [](const std::string& text) { return text.size() > 1500 ? "..." + text.substr(text.size() - 1500) : text; };
   return "\n  it " + r.how + "\n  stdout: " + (r.out.empty() ? "(nothing)" : tail(r.out)) +
          "\n  stderr: " + (r.err.empty() ? "(nothing)" : tail(r.err));
@@ -55,9 +55,9 @@ constexpr std::uint64_t kMaxDeviceToHostBytes = kNumBins * sizeof(int) + 4096;
 // the GPU, no more than the bins copied back, no host memory the GPU can read, and a printed time
 // that a kernel it ran can have taken: at least half the longest kernel's run, at most ten times
 // all its kernels' plus 50 ms (the first launch may load the module between the events).
-::testing::AssertionResult worked_on_the_gpu(const std::string& what, const grader::remote::ProgramRun& r,
+::testing::AssertionResult worked_on_the_gpu(const std::string& what, const grader::runner::ProgramRun& r,
                                              std::size_t samples, double printed_ms) {
-  const std::optional<grader::remote::ProgramCounts> counts = grader::remote::parse_program_report(r.report, r.token);
+  const std::optional<grader::runner::ProgramCounts> counts = grader::runner::parse_program_report(r.report, r.token);
   if (!counts) {
     // Under a sanitizer (a wrapper) the counters cannot load: that run repeats tests that passed
     // with these checks in a normal run, and judges hazards only.
@@ -102,7 +102,7 @@ constexpr std::uint64_t kMaxDeviceToHostBytes = kNumBins * sizeof(int) + 4096;
 // positive kernel time; exit status 0; and the work done on the GPU (worked_on_the_gpu).
 ::testing::AssertionResult prints_the_bins_of(const std::string& what, const std::string& file,
                                               const std::vector<int>& samples) {
-  const grader::remote::ProgramRun r = run(file, /*counted=*/true);
+  const grader::runner::ProgramRun r = run(file, /*counted=*/true);
   const std::string expected = grader::python_list(grader::cpu_histogram(samples, kNumBins), 10);
   if (r.exit_code != 0) return ::testing::AssertionFailure() << "[" << what << "] your program" << shown(r);
   std::smatch time;
@@ -123,7 +123,7 @@ constexpr std::uint64_t kMaxDeviceToHostBytes = kNumBins * sizeof(int) + 4096;
 // names `value` where one is given (a refusal, not a CUDA error further on).
 ::testing::AssertionResult refuses(const std::string& what, const std::string& file,
                                    const std::string& value = "") {
-  const grader::remote::ProgramRun r = run(file);
+  const grader::runner::ProgramRun r = run(file);
   if (r.exit_code <= 0 || r.exit_code > 125) {
     return ::testing::AssertionFailure() << "[" << what << "] your program must refuse it: print a line "
            "starting with \"error:\" to stderr that says what is wrong, and exit with status 1" << shown(r);

@@ -216,7 +216,7 @@ void trace_json(std::ostream& out, const warp_trace& trace) {
 
 std::string to_json(const std::vector<launch_record>& all, const warp_trace* trace) {
     std::ostringstream out;
-    out << "{\"schema\": \"cpu-backend-counts/v1\", \"launches\": [";
+    out << "{\"schema\": \"cpu-backend-counts/v2\", \"launches\": [";
     for (std::size_t i = 0; i < all.size(); ++i) {
         const launch_record& l = all[i];
         const launch_totals& t = l.totals;
@@ -225,25 +225,12 @@ std::string to_json(const std::vector<launch_record>& all, const warp_trace* tra
             << ", \"block\": " << dims(l.block) << ", \"dynamic_shared_bytes\": " << l.dynamic_shared_bytes
             << ", \"blocks\": " << l.blocks << ", \"faulted\": " << (l.faulted ? "true" : "false")
             << ",\n  \"barriers\": " << l.barriers << ", \"max_barriers_per_block\": " << l.max_barriers_per_block
-            << ",\n  \"metrics\": {"
-            << "\"l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum\": " << t.global_load_requests
-            << ", \"l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum\": " << t.global_load_sectors
-            << ", \"l1tex__t_requests_pipe_lsu_mem_global_op_st.sum\": " << t.global_store_requests
-            << ", \"l1tex__t_sectors_pipe_lsu_mem_global_op_st.sum\": " << t.global_store_sectors
-            << ",\n   \"smsp__inst_executed_op_shared_ld.sum\": " << t.shared_load_requests
-            << ", \"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_ld.sum\": " << t.shared_load_wavefronts
-            << ", \"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum\": " << t.shared_load_bank_conflicts
-            << ",\n   \"smsp__inst_executed_op_shared_st.sum\": " << t.shared_store_requests
-            << ", \"l1tex__data_pipe_lsu_wavefronts_mem_shared_op_st.sum\": " << t.shared_store_wavefronts
-            << ", \"l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum\": " << t.shared_store_bank_conflicts
-            << ",\n   \"global_atomic_requests\": " << t.global_atomic_requests
-            << ", \"global_atomic_operations\": " << t.global_atomic_operations
-            << ", \"global_atomic_distinct_addresses\": " << t.global_atomic_distinct_addresses
-            << ",\n   \"shared_atomic_requests\": " << t.shared_atomic_requests
-            << ", \"shared_atomic_operations\": " << t.shared_atomic_operations
-            << ", \"shared_atomic_distinct_addresses\": " << t.shared_atomic_distinct_addresses
-            << ",\n   \"warp_instructions\": " << t.warp_instructions << ", \"active_lanes\": " << t.active_lanes
-            << ", \"partial_warp_instructions\": " << t.partial_warp_instructions << "},\n  \"sites\": [";
+            << ",\n  \"metrics\": {";
+        const char* separator = "";
+#define COUNTING_JSON(name) out << separator << "\"" #name "\": " << t.name, separator = ", ";
+        COUNTING_COUNTERS(COUNTING_JSON)
+#undef COUNTING_JSON
+        out << "},\n  \"sites\": [";
         for (std::size_t j = 0; j < l.sites.size(); ++j) {
             const site_counts& s = l.sites[j];
             char pc[32];

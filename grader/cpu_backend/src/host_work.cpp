@@ -4,7 +4,7 @@
 // program that defines cpu_backend_refuses_host_memory, as the grader's runner main does) gets
 // such calls refused; a whole program run by the grader (lab 00) reports its counts at exit on
 // the descriptor GRADER_PROGRAM_REPORT=FD:TOKEN names, with the token, in the line format of
-// grader/remote/program_report.hpp.
+// grader/runner/program_report.hpp.
 #include <fcntl.h>
 #include <unistd.h>
 

@@ -58,7 +58,7 @@ cudaError_t allocate_host(void** pointer, std::size_t size) {
 }
 
 // A refused host-visible allocation is made all the same, so that code which ignores the error
-// does not crash before the grader can say why the call failed (grader/remote/runner_main.cu).
+// does not crash before the grader can say why the call failed (grader/runner/main.cu).
 cudaError_t refused_after_all(cudaError_t verdict) {
     return verdict == cudaSuccess ? cudaSuccess : record_error(verdict);
 }

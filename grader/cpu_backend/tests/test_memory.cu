@@ -179,7 +179,7 @@ TEST_F(Memory, PinnedHostMemoryWorksAsACopyTarget) {
 }
 
 // Outside the grader's runner host memory the GPU can read is allowed, and recorded: the first
-// call that made some, and the bytes each way (grader/remote reads them).
+// call that made some, and the bytes each way (grader/runner reads them).
 TEST_F(Memory, HostVisibleMemoryIsRecordedAndCopiesCounted) {
     int* pinned = nullptr;
     ASSERT_CUDA_SUCCESS(cudaMallocHost(&pinned, 64 * sizeof(int)));

@@ -14,10 +14,10 @@ import sys
 import unittest
 
 from explain import counters, slow_variants
-from tools import count_kernels, counting_build
+from counting import count_kernels, programs
 
 BUILD_DIR = None
-ROOT = counting_build.ROOT
+ROOT = programs.ROOT
 LABS = ['01', '02', '03', '04', '05', '06']
 DEFAULT = ('uniform', 1)
 OTHER_INPUTS = [('equal', 1), ('ramp', 1), ('uniform', 2)]
@@ -31,7 +31,7 @@ SLOW_VARIANTS = {
     'lab05-v3-no-padding': 'scan_v3_blelloch_padded',
     'lab06-remap-global-table': 'remap',
 }
-# The count driver's calls: {"name", [&] ...}, version("name", ...), block_scan("name", ...).
+# The count program's calls: {"name", [&] ...}, version("name", ...), block_scan("name", ...).
 DRIVER_CALL = re.compile(r'(?:\{|\bversion\(|\bblock_scan\()"([a-z][a-z0-9_]*)"')
 HANDOUT_PART = re.compile(r'^##\s+Q(\d+)\b', re.M)
 HANDOUT_LABEL = re.compile(r'\*\*Q(\d+(?:\.\d+)?)(?=[\s.*\u2014(-])')
@@ -39,31 +39,31 @@ _counted = {}
 
 
 def outputs(lab, folder):
-    """The checksums of every graded function's output (the count driver built for the ordinary
+    """The checksums of every graded function's output (the count program built for the ordinary
     CPU backend) on a ragged uniform input and an all-equal one."""
-    source = os.path.join(folder, counting_build.lab_folder(lab)[1])
-    program = counting_build.build_driver(BUILD_DIR, lab, source, counting=False)
+    source = os.path.join(folder, programs.lab_folder(lab)[1])
+    program = programs.build(BUILD_DIR, lab, source, counting=False)
     lines = []
     for input_kind, n in (('uniform', 50001), ('equal', 4097)):
-        status, out, err = counting_build.run_driver(program, n, input_kind)
+        status, out, err = programs.run(program, n, input_kind)
         lines += [f'{input_kind} status {status}'] + [x for x in out.splitlines() if x.startswith('output ')]
     return lines
 
 
 def declarations(lab):
-    folder, _ = counting_build.lab_folder(lab)
+    folder, _ = programs.lab_folder(lab)
     with open(os.path.join(ROOT, 'labs', folder, 'counters.json'), encoding='utf-8') as f:
         return json.load(f)
 
 
 def driver_functions(lab):
-    with open(os.path.join(counting_build.DRIVERS, f'lab{lab}_count.cu'), encoding='utf-8') as f:
+    with open(programs.target(lab).main, encoding='utf-8') as f:
         return DRIVER_CALL.findall(f.read())
 
 
 def handout_questions(lab):
     """The question numbers of the lab's handout: its parts (## Qn) and bold labels (**Qn.m)."""
-    folder, _ = counting_build.lab_folder(lab)
+    folder, _ = programs.lab_folder(lab)
     with open(os.path.join(ROOT, 'handouts', folder + '.md'), encoding='utf-8') as f:
         text = f.read()
     return {'Q' + q for q in HANDOUT_PART.findall(text) + HANDOUT_LABEL.findall(text)}
@@ -104,7 +104,7 @@ class Declarations(unittest.TestCase):
                 self.assertTrue(found['about'].strip())
                 functions = [v['function'] for v in found['versions']]
                 self.assertEqual(sorted(functions), sorted(driver_functions(lab)),
-                                 'one entry per function the count driver runs')
+                                 'one entry per function the count program runs')
                 questions = handout_questions(lab)
                 for version in found['versions']:
                     self.assertEqual(set(version) - {'speed_tests'}, {'function', 'version', 'watch'})
@@ -136,7 +136,7 @@ class Declarations(unittest.TestCase):
 
     def test_each_slow_variant_is_flagged_where_it_is_slow_and_nowhere_else(self):
         self.assertEqual(slow_variants.names(), sorted(SLOW_VARIANTS))
-        out = os.path.join(BUILD_DIR, 'slow')  # a lasting folder: the count drivers' cache keys name it
+        out = os.path.join(BUILD_DIR, 'slow')  # a lasting folder: the count programs' cache keys name it
         for name, function in SLOW_VARIANTS.items():
             with self.subTest(variant=name):
                 folder = slow_variants.make(name, out)
@@ -156,5 +156,5 @@ if __name__ == '__main__':
     if len(sys.argv) < 2:
         sys.exit('usage: test_declarations.py BUILD_DIR')
     BUILD_DIR = sys.argv.pop(1)
-    counting_build.REBUILD_LIBRARIES = False
+    programs.REBUILD_LIBRARIES = False
     unittest.main()

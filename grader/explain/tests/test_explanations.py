@@ -45,9 +45,9 @@ class Differs(unittest.TestCase):
 
     def test_per_function_sums_launches_then_divides(self):
         launch = {'label': 'f', 'barriers': 2, 'metrics': {
-            'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum': 10, 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum': 40,
-            'smsp__inst_executed_op_shared_ld.sum': 4, 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum': 12}}
-        other = dict(launch, metrics=dict(launch['metrics'], **{'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum': 320}))
+            'global_load_requests': 10, 'global_load_sectors': 40,
+            'shared_load_requests': 4, 'shared_load_bank_conflicts': 12}}
+        other = dict(launch, metrics=dict(launch['metrics'], **{'global_load_sectors': 320}))
         found = counters.per_function([launch, other])['f']
         self.assertEqual(found['global_load_sectors_per_request'], 18.0)  # (40 + 320) / 20, not the mean of 4 and 32
         self.assertEqual((found['launches'], found['barriers'], found['shared_bank_conflicts_per_request']), (2, 4, 3.0))

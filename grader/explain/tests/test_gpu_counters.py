@@ -1,5 +1,5 @@
 """explain/gpu_counters.py without a GPU: a stand-in ncu (a script printing what ncu prints) and the
-count driver's build mocked. The counters come out per function as the counting mode's do; a
+count program's build mocked. The counters come out per function as the counting mode's do; a
 driver that keeps the counters to administrators is said in one line with the fix; launches that
 do not match the counting mode's are refused, not guessed.
 Run: PYTHONPATH=grader python3 grader/explain/tests/test_gpu_counters.py"""
@@ -10,7 +10,7 @@ import unittest
 from unittest import mock
 
 from explain import gpu_counters
-from tools import compare_counters_ncu
+from counting import metrics, ncu as ncu_tool
 
 HEADER = '"ID","Kernel Name","Metric Name","Metric Unit","Metric Value"'
 COUNTED = [{'label': 'histogram_v2_banks', 'kernel': 'histogram_v2_banks_kernel', 'metrics': {}}]
@@ -24,6 +24,11 @@ def ncu_script(folder, text, status=0):
     return path
 
 
+def ncu_name(counter, which=0):
+    """The ncu metric of a counter (metrics.py: the one table), as ncu's CSV names it."""
+    return metrics.COUNTERS[counter][which]
+
+
 def rows(kernel, values, launch=0):
     return '\n'.join(f'"{launch}","{kernel}(int const*, int, int*, int)","{m}","","{v}"' for m, v in values.items())
 
@@ -32,15 +37,15 @@ class Measure(unittest.TestCase):
     def measure(self, text, counted=COUNTED):
         with tempfile.TemporaryDirectory() as folder:
             ncu = ncu_script(folder, text)
-            with mock.patch.object(compare_counters_ncu, 'build_gpu_driver', return_value='/bin/true'):
+            with mock.patch.object(ncu_tool, 'build_program', return_value='/bin/true'):
                 return gpu_counters.measure('04', 'lab.cu', counted, '90', nvcc='/usr/bin/nvcc', ncu=ncu)
 
     def test_the_counters_per_function_as_the_counting_modes(self):
         found = self.measure(HEADER + '\n' + rows('histogram_v2_banks_kernel', {
-            'l1tex__t_requests_pipe_lsu_mem_global_op_ld.sum': 2048, 'l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum': 8192,
-            'smsp__inst_executed_op_shared_ld.sum': 100, 'l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum': 410,
-            'l1tex__t_requests_pipe_lsu_mem_global_op_red.sum': 512, 'smsp__inst_executed.sum': 1000,
-            'smsp__thread_inst_executed.sum': 32000}))
+            ncu_name('global_load_requests'): 2048, ncu_name('global_load_sectors'): 8192,
+            ncu_name('shared_load_requests'): 100, ncu_name('shared_load_bank_conflicts'): 410,
+            ncu_name('global_atomic_requests', 1): 512, ncu_name('warp_instructions'): 1000,
+            ncu_name('active_lanes'): 32000}))
         self.assertEqual(found['status'], 'measured')
         values = found['functions']['histogram_v2_banks']
         self.assertEqual((values['global_load_sectors_per_request'], values['shared_bank_conflicts_per_request'],
@@ -56,19 +61,19 @@ class Measure(unittest.TestCase):
         self.assertIn("the counters shown are the CPU model's", found['message'])
 
     def test_launches_that_differ_from_the_counting_modes_are_refused(self):
-        found = self.measure(HEADER + '\n' + rows('some_other_kernel', {'smsp__inst_executed.sum': 1}))
+        found = self.measure(HEADER + '\n' + rows('some_other_kernel', {ncu_name('warp_instructions'): 1}))
         self.assertEqual(found['status'], 'unavailable')
         found = self.measure(HEADER)
         self.assertIn('ncu profiled 0 launches, the counting mode counted 1', found['message'])
 
     def test_a_measured_result_is_kept_until_the_file_changes(self):
-        text = HEADER + '\n' + rows('histogram_v2_banks_kernel', {'smsp__inst_executed.sum': 10})
+        text = HEADER + '\n' + rows('histogram_v2_banks_kernel', {ncu_name('warp_instructions'): 10})
         with tempfile.TemporaryDirectory() as folder:
             source = os.path.join(folder, 'lab04.cu')
             with open(source, 'w') as f:
                 f.write('// v1')
             ncu = ncu_script(folder, text)
-            with mock.patch.object(compare_counters_ncu, 'build_gpu_driver', return_value='/bin/true') as built:
+            with mock.patch.object(ncu_tool, 'build_program', return_value='/bin/true') as built:
                 first = gpu_counters.measure('04', source, COUNTED, '90', '/usr/bin/nvcc', ncu, build_dir=folder)
                 again = gpu_counters.measure('04', source, COUNTED, '90', '/usr/bin/nvcc', ncu, build_dir=folder)
                 self.assertEqual((first, built.call_count), (again, 1))  # read back, not built again

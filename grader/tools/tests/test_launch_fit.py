@@ -9,6 +9,7 @@ import tempfile
 import textwrap
 import unittest
 
+from counting import ptxas
 from tools import launch_fit
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -47,31 +48,31 @@ PTX = f"""\
 
 class ParsingTest(unittest.TestCase):
     def test_reads_registers_shared_memory_and_spills_per_kernel_and_arch(self):
-        usage = launch_fit.parse_resource_usage(PTXAS_SM86)
+        usage = ptxas.parse_resource_usage(PTXAS_SM86)
         self.assertEqual(usage[(TILE_OFFSETS, '86')], {'registers': 72, 'shared': 256, 'spills': 8})
         self.assertEqual(usage[(SCAN_TILES, '86')], {'registers': 40, 'shared': 256, 'spills': 0})
 
     def test_a_kernel_without_shared_memory_has_zero(self):
         text = "ptxas info    : Compiling entry function 'k' for 'sm_75'\nptxas info    : Used 4 registers, 352 bytes cmem[0]\n"
-        self.assertEqual(launch_fit.parse_resource_usage(text)[('k', '75')]['shared'], 0)
+        self.assertEqual(ptxas.parse_resource_usage(text)[('k', '75')]['shared'], 0)
 
     def test_reads_launch_bounds_from_ptx(self):
-        bounds = launch_fit.parse_max_threads(PTX)
+        bounds = ptxas.parse_max_threads(PTX)
         self.assertEqual(bounds[TILE_OFFSETS], 1024)
         self.assertIsNone(bounds[SCAN_TILES])
 
     def test_matches_kernels_by_source_name_in_any_namespace(self):
-        self.assertTrue(launch_fit.kernel_matches(TILE_OFFSETS, 'tile_offsets_kernel'))
-        self.assertFalse(launch_fit.kernel_matches(TILE_OFFSETS, 'offsets_kernel'))
-        self.assertTrue(launch_fit.kernel_matches('_Z15blelloch_kernelILb1EEvPKiiPi', 'blelloch_kernel'))
+        self.assertTrue(ptxas.kernel_matches(TILE_OFFSETS, 'tile_offsets_kernel'))
+        self.assertFalse(ptxas.kernel_matches(TILE_OFFSETS, 'offsets_kernel'))
+        self.assertTrue(ptxas.kernel_matches('_Z15blelloch_kernelILb1EEvPKiiPi', 'blelloch_kernel'))
 
 
 class LimitsTest(unittest.TestCase):
     def test_registers_are_allocated_per_warp_in_units_of_256(self):
-        self.assertEqual(launch_fit.registers_per_block(64, 1024), 65536)
-        self.assertEqual(launch_fit.registers_per_block(72, 1024), 73728)
-        self.assertEqual(launch_fit.registers_per_block(33, 32), 40 * 32)  # 33 rounds up to 40
-        self.assertEqual(launch_fit.registers_per_block(10, 33), 2 * 512)  # two warps
+        self.assertEqual(ptxas.registers_per_block(64, 1024), 65536)
+        self.assertEqual(ptxas.registers_per_block(72, 1024), 73728)
+        self.assertEqual(ptxas.registers_per_block(33, 32), 40 * 32)  # 33 rounds up to 40
+        self.assertEqual(ptxas.registers_per_block(10, 33), 2 * 512)  # two warps
 
     def test_72_registers_do_not_fit_1024_threads_but_64_do(self):
         usage = {'registers': 72, 'shared': 256, 'spills': 0}
