@@ -179,11 +179,11 @@ class ParallelBuilds(unittest.TestCase):
         # test pins the outcome (one program, no build folder left), not the old failure.
         source = count_kernels.submission_file('01', 'solutions', None)
         defines = [f'COUNTING_BUILD_RACE_TEST={os.getpid()}']  # a key no other build has
-        programs, errors = [], []
+        built, errors = [], []
 
         def build():
             try:
-                programs.append(programs.build(BUILD_DIR, '01', source, counting=False, defines=defines))
+                built.append(programs.build(BUILD_DIR, '01', source, counting=False, defines=defines))
             except Exception as error:  # noqa: BLE001 - reported below
                 errors.append(error)
         threads = [threading.Thread(target=build) for _ in range(3)]
@@ -192,10 +192,10 @@ class ParallelBuilds(unittest.TestCase):
         for t in threads:
             t.join()
         self.assertEqual(errors, [])
-        self.assertEqual(len(set(programs)), 1)
-        status, out, err = programs.run(programs[0], n=1024)
+        self.assertEqual(len(set(built)), 1)
+        status, out, err = programs.run(built[0], n=1024)
         self.assertEqual(status, 0, err)
-        self.assertEqual([f for f in os.listdir(os.path.dirname(programs[0])) if f.startswith('build-')], [])
+        self.assertEqual([f for f in os.listdir(os.path.dirname(built[0])) if f.startswith('build-')], [])
 
 
 if __name__ == '__main__':
