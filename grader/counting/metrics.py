@@ -31,6 +31,7 @@ COUNTERS = {
     'shared_atomic_operations': (),
     'shared_atomic_distinct_addresses': (),
     'partial_warp_instructions': (),
+    'shuffle_lanes': (),  # lanes that called a shuffle intrinsic (no memory access: not in the above)
 }
 # The counters the comparison with ncu holds to the CPU model's (compare_ncu.py): the memory
 # counters; instructions differ by construction (g++'s code is not nvcc's).
