@@ -19,6 +19,7 @@ struct CurrentTest {
   std::vector<std::pair<std::string, double>> metrics;
   std::vector<Tier> tiers;
   std::string message;
+  std::vector<std::pair<std::string, runner::Evidence>> evidence;
 };
 CurrentTest& current() {
   static CurrentTest test;
@@ -46,7 +47,8 @@ class ResultsListener : public ::testing::EmptyTestEventListener {
     const std::string status =
         result->Skipped() ? "skipped" : (result->Passed() ? "passed" : "failed");
     results_channel::test_finished(TestRecord{name, status, points_for(name), current().message,
-                                            current().metrics, current().tiers, tests_needed_by(name)});
+                                            current().metrics, current().tiers, tests_needed_by(name),
+                                            current().evidence});
   }
 };
 
@@ -97,6 +99,10 @@ std::vector<std::string> tests_needed_by(const std::string& test_name) {
 void record_metric(const std::string& name, double value) {
   current().metrics.emplace_back(name, value);
   ::testing::Test::RecordProperty(name, std::to_string(value));
+}
+
+void record_evidence(const std::string& function, const runner::Evidence& evidence) {
+  current().evidence.emplace_back(function, evidence);
 }
 
 void record_launched_kernel(const std::string& name) {

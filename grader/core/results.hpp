@@ -13,6 +13,8 @@
 #include <string>
 #include <vector>
 
+#include "grader/runner/evidence.hpp"
+
 namespace grader {
 
 enum class TestKind { kMain, kEdge, kSpeed };
@@ -37,6 +39,8 @@ struct TestRecord {
   std::vector<std::pair<std::string, double>> metrics;
   std::vector<Tier> tiers;
   std::vector<std::string> needs;  // tests that must pass for this one's points (edge tests)
+  // In the evidence pass (RunOptions::evidence): what the test's calls executed, per call.
+  std::vector<std::pair<std::string, runner::Evidence>> evidence;
 };
 
 // The lab's headline kernel: the speed test whose figures the score table shows for the lab.
@@ -67,6 +71,8 @@ void record_metric(const std::string& name, double value);
 // a technique check earns points only for a kernel its correctness tests launched (runs/scoring.py).
 constexpr const char* kLaunchedMetricPrefix = "launched:";
 void record_launched_kernel(const std::string& name);
+// What one call of the student's function executed (the evidence pass), for the test's record.
+void record_evidence(const std::string& function, const runner::Evidence& evidence);
 void record_tier(const std::string& name, bool met, const std::string& detail);
 // A line for the test's message that does not fail it (e.g. "timed on a throttled GPU").
 void record_note(const std::string& text);

@@ -125,6 +125,20 @@ void test_finished(const TestRecord& record) {
     json.key("detail").value(tier.detail).end_object();
   }
   json.end_array();
+  if (!record.evidence.empty()) {  // the evidence pass: written by the grader, from the runner's counts
+    json.key("evidence").begin_array();
+    for (const auto& [function, evidence] : record.evidence) {
+      json.begin_object().key("function").value(function).key("collected").value(evidence.collected);
+      json.key("unavailable").value(evidence.unavailable).key("entries").begin_array();
+      for (const runner::EvidenceEntry& e : evidence.entries) {
+        json.begin_array().value(e.kernel).value(static_cast<long long>(e.pc)).value(e.kind);
+        json.value(static_cast<long long>(e.bytes)).value(static_cast<long long>(e.warps));
+        json.value(static_cast<long long>(e.threads)).value(static_cast<long long>(e.sectors)).end_array();
+      }
+      json.end_array().end_object();
+    }
+    json.end_array();
+  }
   send(json.end_object().text());
 }
 

@@ -26,6 +26,9 @@ struct RunOptions {
   std::uint64_t seed = 2025;    // GRADER_SEED, a tool's --seed=N: inputs the grader generates
   bool seed_hidden = false;     // the seed came from the batch harness: never printed
   bool small_inputs = false;    // GRADER_SMALL_INPUTS=1: sanitizer runs, where kernels run slowly
+  // GRADER_EVIDENCE=1: the runner counts what its kernels execute (grader/runner/evidence.hpp), and
+  // each test reports it with its verdict: the technique checks' evidence pass. Never timed.
+  bool evidence = false;
 };
 
 class UsageError : public std::runtime_error {

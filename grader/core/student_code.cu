@@ -79,6 +79,7 @@ runner::RunnerProcess& student_runner() {
     options.probe_seconds = std::max(1.0, options.timeout_seconds / 30);
     options.timeout_advice = how_to_allow_more_time(options.timeout_seconds);
     options.describe_where = current_test;
+    options.evidence = run_options().evidence;
     if (const char* text = std::getenv("GRADER_RUNNER_START_TIMEOUT")) {
       options.start_timeout_seconds = std::strtod(text, nullptr);
     }
@@ -157,6 +158,7 @@ std::vector<char> call_runner(runner::RunnerProcess& runner, const runner::Encod
                            reply.text);
   }
   for (const std::string& name : reply.kernel_names) record_launched_kernel(name);
+  if (reply.evidence.collected || !reply.evidence.unavailable.empty()) record_evidence(call.function, reply.evidence);
   if (reply.outcome == runner::Outcome::kException) rethrow(call.function, reply);
   StudentCalls& calls = pending();
   const bool keep_first_error = calls.any && calls.reply.outcome != runner::Outcome::kOk;

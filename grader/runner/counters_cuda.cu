@@ -21,34 +21,10 @@
 #include "grader/runner/host_visible_apis.hpp"
 #include "grader/runner/host_visible_callbacks.hpp"
 #include "grader/runner/counters.hpp"
+#include "grader/runner/cupti_loader.hpp"
 
 namespace grader::runner {
 namespace {
-
-// The toolkit's own CUPTI first (GRADER_CUPTI_DIRS: the folders of the toolkit the runner was
-// built with), then what the dynamic loader finds.
-void* load_cupti() {
-  std::string dirs = GRADER_CUPTI_DIRS;
-  for (std::size_t start = 0; start <= dirs.size();) {
-    const std::size_t end = std::min(dirs.find(':', start), dirs.size());
-    const std::string path = dirs.substr(start, end - start) + "/libcupti.so";
-    if (void* library = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL)) return library;
-    start = end + 1;
-  }
-  // The loader's path: the versioned name the toolkit's runtime packages install, then the bare one.
-  const std::string versioned = "libcupti.so." + std::to_string(CUDART_VERSION / 1000);
-  if (void* library = dlopen(versioned.c_str(), RTLD_NOW | RTLD_LOCAL)) return library;
-  return dlopen("libcupti.so", RTLD_NOW | RTLD_LOCAL);
-}
-
-// CUPTI(cuptiActivityEnable) is CUPTI's function, or nullptr where CUPTI did not load.
-template <typename Function>
-Function cupti_function(const char* name) {
-  static void* const library = load_cupti();
-  return library ? reinterpret_cast<Function>(dlsym(library, name)) : nullptr;
-}
-#define CUPTI(function) \
-  ([] { static const auto f = cupti_function<decltype(&::function)>(#function); return f; }())
 
 std::atomic<std::uint64_t> kernels{0};
 std::atomic<std::uint64_t> to_host{0};

@@ -19,6 +19,7 @@
 
 #include "grader/runner/channel.hpp"
 #include "grader/runner/counters.hpp"
+#include "grader/runner/evidence.hpp"
 #include "grader/runner/table.hpp"
 #include "grader/runner/shared_memory.hpp"
 #ifdef CUDA_CPU_BACKEND
@@ -58,6 +59,13 @@ class Runner {
       Reader in(packet.bytes);
       const auto kind = in.get<Message>();
       if (kind == Message::kQuit) return 0;
+      if (kind == Message::kEvidence) {
+        evidence_asked_ = true;
+        if (!start_evidence(evidence_unavailable_) && evidence_unavailable_.empty()) {
+          evidence_unavailable_ = "evidence mode did not start";
+        }
+        continue;
+      }
       Reply reply;
       std::vector<BoundCall> calls;
       std::vector<std::vector<char>> results;
@@ -93,7 +101,8 @@ class Runner {
                      "another process of this user paused it, and its timing is void";
       }
       if (!results.empty()) reply.value = results.back();
-      send(reply, kind == Message::kCall ? read_and_reset_counters() : Counters{});
+      send(reply, kind == Message::kCall ? read_and_reset_counters() : Counters{},
+           kind == Message::kCall ? evidence() : Evidence{});
       if (reply.exiting) return 1;
     }
   }
@@ -180,7 +189,15 @@ class Runner {
     reply.text = problem;
   }
 
-  void send(const Reply& reply, const Counters& counters) {
+  // What this call's kernels executed, where the checker asked for evidence.
+  Evidence evidence() {
+    if (!evidence_asked_) return {};
+    Evidence found = take_evidence();
+    if (!found.collected && found.unavailable.empty()) found.unavailable = evidence_unavailable_;
+    return found;
+  }
+
+  void send(const Reply& reply, const Counters& counters, const Evidence& evidence = {}) {
     Writer out;
     out.put(Message::kReply);
     out.put(reply.outcome);
@@ -193,10 +210,13 @@ class Runner {
     out.put(static_cast<std::uint32_t>(counters.kernel_names.size()));
     for (const std::string& name : counters.kernel_names) out.put_string(name);
     out.put(static_cast<std::uint8_t>(reply.exiting));
+    put_evidence(out, evidence);
     channel_.send(out.bytes());
   }
 
   Channel channel_;
+  bool evidence_asked_ = false;
+  std::string evidence_unavailable_;
   std::map<std::string, const Exposed*> table_;
   std::map<std::uint64_t, MappedRegion> mapped_;
 };

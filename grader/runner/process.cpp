@@ -158,6 +158,11 @@ CallReply RunnerProcess::start_if_needed() {
     kill(-pid_, SIGKILL);
     return ended(CallReply::Process::kCrashed, "sent the grader a malformed reply (no hello)");
   }
+  if (options_.evidence) {  // before the first call, so that every kernel the runner launches is seen
+    Writer evidence;
+    evidence.put(Message::kEvidence);
+    if (!channel_.send(evidence.bytes())) return ended(CallReply::Process::kCrashed, "");
+  }
   return {};
 }
 
@@ -289,6 +294,7 @@ CallReply RunnerProcess::exchange(const std::vector<char>& bytes, const std::vec
       reply.kernel_names.push_back(name);
     }
     const bool exiting = in.get<std::uint8_t>() != 0;
+    reply.evidence = get_evidence(in);
     if (exiting) stop();
   } catch (const ProtocolError& error) {
     stop();

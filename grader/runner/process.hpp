@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "grader/runner/channel.hpp"
+#include "grader/runner/evidence.hpp"
 #include "grader/runner/shared_memory.hpp"
 #include "grader/runner/wire.hpp"
 
@@ -36,6 +37,7 @@ struct CallReply {
   std::uint64_t kernels = 0;
   std::uint64_t device_to_host_bytes = 0;
   std::vector<std::string> kernel_names;  // the distinct kernels the call launched (counters.hpp)
+  Evidence evidence;                      // what they executed, in evidence mode (evidence.hpp)
 };
 
 // What starts each line the runner prints, as the checker passes it on (grader/runs/harness.py and
@@ -66,6 +68,9 @@ struct RunnerOptions {
   double probe_seconds = 0;
   std::string timeout_advice;  // ends a timeout's message: "(to allow more time: ...)", or ""
   std::function<std::string()> describe_where;  // the test running now, for a probe's message
+  // Evidence mode (evidence.hpp): the runner counts what each call's kernels execute, for the
+  // technique checks. Slows the kernels: never for a runner that is timed.
+  bool evidence = false;
 };
 
 class RunnerProcess {

@@ -27,6 +27,7 @@ enum class Message : std::uint32_t {
   kReady,       // runner -> checker
   kGo,          // checker -> runner: run the round's calls back to back, synchronize, reply
   kQuit,        // checker -> runner: exit
+  kEvidence,    // checker -> runner, before its first call: evidence mode on (evidence.hpp)
 };
 
 // How a call ended, as the runner saw it.

@@ -84,7 +84,22 @@ def outcome_from_event(event):
                        points=float(event.get("points") or 0),
                        stretch_points=float(event.get("stretch_points") or 0),
                        needs=[str(n) for n in (event.get("needs") or []) if isinstance(n, str)],
-                       metrics=metrics, tiers=tiers)
+                       metrics=metrics, tiers=tiers, evidence=evidence_from_event(event))
+
+
+def evidence_from_event(event):
+    """The end event's evidence, kept where well formed (the checker wrote it; a malformed part is
+    dropped, and a check that needs it then finds none)."""
+    found = []
+    for call in event.get("evidence") or []:
+        if not isinstance(call, dict) or not isinstance(call.get("entries"), list):
+            continue
+        entries = [e for e in call["entries"] if isinstance(e, list) and len(e) == 7
+                   and isinstance(e[0], str) and isinstance(e[2], str)
+                   and all(isinstance(v, (int, float)) for v in (e[1],) + tuple(e[3:]))]
+        found.append({"function": str(call.get("function")), "collected": call.get("collected") is True,
+                      "unavailable": str(call.get("unavailable") or ""), "entries": entries})
+    return found
 
 
 

@@ -26,6 +26,7 @@ class CheckerSettings:
     runner_wrapper: tuple = ()     # GRADER_RUNNER_WRAPPER: what the runner is started under
     runner_start_timeout_s: float = 0.0  # GRADER_RUNNER_START_TIMEOUT: for main() (0 = the test's)
     timeout_option: str = ""       # GRADER_TIMEOUT_OPTION: how to allow more time ("" = no advice)
+    evidence: bool = False         # GRADER_EVIDENCE: the runner counts what ran (runs/evidence_pass.py)
 
     def command(self):
         return [self.checker]
@@ -43,6 +44,8 @@ class CheckerSettings:
             env["GRADER_RUNNER_WRAPPER"] = "\n".join(self.runner_wrapper)
         if self.runner_start_timeout_s:
             env["GRADER_RUNNER_START_TIMEOUT"] = f"{self.runner_start_timeout_s:g}"
+        if self.evidence:
+            env["GRADER_EVIDENCE"] = "1"
         return env
 
 

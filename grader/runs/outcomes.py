@@ -30,6 +30,10 @@ class TestOutcome:
     metrics: dict = field(default_factory=dict)
     tiers: list = field(default_factory=list)
     fault: str = ""              # timeout, crash, exit, no-result, budget: the harness decided
+    # The evidence pass (technique/evidence.py): per call, what its kernels executed, as the
+    # checker reported it: {"function", "collected", "unavailable", "entries": [[kernel, pc, kind,
+    # bytes, warps, threads, sectors], ...]}.
+    evidence: list = field(default_factory=list)
 
 
 @dataclass
@@ -51,3 +55,4 @@ class RunResult:
     hello: dict = field(default_factory=dict)
     forged_lines: int = 0
     forged_samples: list = field(default_factory=list)
+    evidence: dict = field(default_factory=dict)   # the evidence pass's calls per test (batch)

@@ -17,7 +17,10 @@
 
 namespace cpu_backend::counting {
 
-enum class access_kind : std::uint8_t { global_load, global_store, global_atomic, shared_load, shared_store, shared_atomic };
+// shuffle: a lane's call of a shuffle intrinsic (__shfl*_sync), which moves data between lanes
+// without memory; its site counts lanes and calls, nothing of memory.
+enum class access_kind : std::uint8_t { global_load, global_store, global_atomic, shared_load, shared_store, shared_atomic,
+                                        shuffle };
 const char* kind_name(access_kind kind);  // "global_load", ...
 
 // One access instruction of the kernel (one call site of a __tsan_* hook, a part of a copy
@@ -36,7 +39,6 @@ struct site_counts {
     std::uint64_t distinct_addresses = 0;  // atomics: distinct addresses per request, summed
 };
 
-// What ncu reports for one launch, under its metric names where it has one.
 // A launch's counters, one list: the struct's fields and the names records.cpp writes them under
 // (grader/counting/metrics.py names the Nsight Compute metrics that count the same on a GPU).
 #define COUNTING_COUNTERS(X)                                                                       \
@@ -45,7 +47,7 @@ struct site_counts {
     X(shared_store_requests) X(shared_store_wavefronts) X(shared_store_bank_conflicts)              \
     X(global_atomic_requests) X(global_atomic_operations) X(global_atomic_distinct_addresses)       \
     X(shared_atomic_requests) X(shared_atomic_operations) X(shared_atomic_distinct_addresses)       \
-    X(warp_instructions) X(active_lanes) X(partial_warp_instructions)
+    X(warp_instructions) X(active_lanes) X(partial_warp_instructions) X(shuffle_lanes)
 
 struct launch_totals {
 #define COUNTING_FIELD(name) std::uint64_t name = 0;
@@ -55,6 +57,7 @@ struct launch_totals {
 
 struct launch_record {
     std::string kernel;      // as the launch names it
+    std::string symbol;      // the kernel function's (mangled) name, "" where it is not known
     std::string file;        // where the launch is
     int line = 0;
     std::string label;       // set_label() before the launch, else empty

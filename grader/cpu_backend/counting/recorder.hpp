@@ -28,8 +28,8 @@ using site_map = std::map<site_key, site_counts>;
 
 // The launch in progress (records.cpp): a finished block's counts are added to it.
 void add_block(const site_map& sites, std::uint64_t barriers);
-void begin_launch(const std::string& kernel, const std::string& file, int line, dim3 grid, dim3 block,
-                  std::size_t dynamic_shared_bytes);
+void begin_launch(const std::string& kernel, const std::string& symbol, const std::string& file, int line,
+                  dim3 grid, dim3 block, std::size_t dynamic_shared_bytes);
 void end_launch(bool faulted);
 
 // The program's load base: pcs in records are relative to it (records.cpp).
@@ -55,6 +55,8 @@ struct tls_symbol {
     std::uintptr_t first, end;
 };
 std::vector<tls_symbol> tls_symbols();
+// The name (mangled) of the program's function at `address`, "" where its symbol table has none.
+std::string function_symbol(const void* address);
 // [first, end) offsets in the program's TLS block of its thread_local guard variables (tls_guards.cpp).
 std::vector<std::pair<std::uintptr_t, std::uintptr_t>> tls_guard_offsets();
 

@@ -27,6 +27,10 @@ registry& launches() {
 }
 
 void add_to_totals(launch_totals& t, const site_counts& s) {
+    if (s.kind == access_kind::shuffle) {  // not a memory access: kept out of the memory counters
+        t.shuffle_lanes += s.lanes;
+        return;
+    }
     t.warp_instructions += s.requests;
     t.active_lanes += s.lanes;
     t.partial_warp_instructions += s.partial_requests;
@@ -53,6 +57,7 @@ void add_to_totals(launch_totals& t, const site_counts& s) {
             t.shared_atomic_operations += s.lanes;
             t.shared_atomic_distinct_addresses += s.distinct_addresses;
             break;
+        case access_kind::shuffle: break;
     }
 }
 
@@ -109,12 +114,13 @@ std::uintptr_t load_base() {
     return base;
 }
 
-void begin_launch(const std::string& kernel, const std::string& file, int line, dim3 grid, dim3 block,
-                  std::size_t dynamic_shared_bytes) {
+void begin_launch(const std::string& kernel, const std::string& symbol, const std::string& file, int line,
+                  dim3 grid, dim3 block, std::size_t dynamic_shared_bytes) {
     registry& r = launches();
     std::lock_guard<std::mutex> lock(r.mutex);
     r.current = launch_record{};
     r.current.kernel = kernel;
+    r.current.symbol = symbol;
     r.current.file = file;
     r.current.line = line;
     r.current.label = r.label;
@@ -181,7 +187,7 @@ void set_label(const std::string& label) {
 
 const char* kind_name(access_kind kind) {
     static const char* const names[] = {"global_load", "global_store", "global_atomic",
-                                        "shared_load", "shared_store", "shared_atomic"};
+                                        "shared_load", "shared_store", "shared_atomic", "shuffle"};
     return names[static_cast<int>(kind)];
 }
 
@@ -220,7 +226,8 @@ std::string to_json(const std::vector<launch_record>& all, const warp_trace* tra
     for (std::size_t i = 0; i < all.size(); ++i) {
         const launch_record& l = all[i];
         const launch_totals& t = l.totals;
-        out << (i ? "," : "") << "\n {\"kernel\": " << quoted(l.kernel) << ", \"label\": " << quoted(l.label)
+        out << (i ? "," : "") << "\n {\"kernel\": " << quoted(l.kernel) << ", \"symbol\": " << quoted(l.symbol)
+            << ", \"label\": " << quoted(l.label)
             << ", \"launched_at\": " << quoted(l.file + ":" + std::to_string(l.line)) << ", \"grid\": " << dims(l.grid)
             << ", \"block\": " << dims(l.block) << ", \"dynamic_shared_bytes\": " << l.dynamic_shared_bytes
             << ", \"blocks\": " << l.blocks << ", \"faulted\": " << (l.faulted ? "true" : "false")

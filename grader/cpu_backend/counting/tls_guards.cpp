@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <cstring>
+#include <string>
 
 #include "recorder.hpp"
 
@@ -42,7 +43,10 @@ std::pair<std::uintptr_t, std::uintptr_t> program_tls_block() {
     return {first, first ? first + program_tls_bytes() : 0};
 }
 
-std::vector<tls_symbol> tls_symbols() {
+namespace {
+
+// Every symbol of the program's own symbol table (.symtab) of one ELF type: name, [first, end).
+std::vector<tls_symbol> program_symbols(unsigned char type) {
     std::vector<tls_symbol> found;
     const int fd = open("/proc/self/exe", O_RDONLY);
     if (fd < 0) return found;
@@ -60,7 +64,7 @@ std::vector<tls_symbol> tls_symbols() {
             const auto* symbols = reinterpret_cast<const Elf64_Sym*>(bytes + sections[i].sh_offset);
             const char* names = reinterpret_cast<const char*>(bytes + sections[sections[i].sh_link].sh_offset);
             for (std::size_t s = 0; s < sections[i].sh_size / sizeof(Elf64_Sym); ++s) {
-                if (ELF64_ST_TYPE(symbols[s].st_info) != STT_TLS) continue;
+                if (ELF64_ST_TYPE(symbols[s].st_info) != type) continue;
                 const std::uintptr_t size = symbols[s].st_size ? symbols[s].st_size : 1;
                 found.push_back({names + symbols[s].st_name, symbols[s].st_value, symbols[s].st_value + size});
             }
@@ -68,6 +72,20 @@ std::vector<tls_symbol> tls_symbols() {
     }
     munmap(map, static_cast<std::size_t>(info.st_size));
     return found;
+}
+
+}  // namespace
+
+std::vector<tls_symbol> tls_symbols() { return program_symbols(STT_TLS); }
+
+std::string function_symbol(const void* address) {
+    static const std::vector<tls_symbol> functions = program_symbols(STT_FUNC);
+    if (address == nullptr) return "";
+    const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(address) - load_base();
+    for (const tls_symbol& f : functions) {
+        if (f.first <= offset && offset < f.end) return f.name;
+    }
+    return "";
 }
 
 std::vector<std::pair<std::uintptr_t, std::uintptr_t>> tls_guard_offsets() {

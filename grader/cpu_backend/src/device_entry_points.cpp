@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "block_scheduler.hpp"
+#include "launch_observer.hpp"
 #include "cpu_backend/builtin_variables.hpp"
 #include "cpu_backend/device_intrinsics.hpp"
 #include "cpu_backend/synchronization.hpp"
@@ -32,8 +33,12 @@ block_scheduler& require_scheduler(const char* function) {
 
 int block_barrier(int predicate) { return require_scheduler("__syncthreads()").barrier(predicate); }
 
-std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, int parameter, int width) {
-    return require_scheduler(warp_op_name(op)).warp_collective(op, mask, value, parameter, width);
+__attribute__((noinline)) std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, int parameter,
+                                                        int width) {
+    block_scheduler& scheduler = require_scheduler(warp_op_name(op));
+    if (launch_observer* observer = installed_launch_observer())
+        observer->warp_collective_called(op, __builtin_return_address(0));
+    return scheduler.warp_collective(op, mask, value, parameter, width);
 }
 
 void atomic_schedule_point() {

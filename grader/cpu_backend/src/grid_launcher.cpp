@@ -156,7 +156,11 @@ void launch_grid(const launch_config& config, const kernel_site& site, const voi
     job.seed = settings_seed();
     const auto participants =
         static_cast<unsigned>(std::min<std::uint64_t>(settings_host_threads(), job.block_count));
-    if (observer_installed) observer_installed->launch_begin(config, site);
+    if (observer_installed) {
+        kernel_site located = site;
+        located.address = kernel_address;
+        observer_installed->launch_begin(config, located);
+    }
     const auto started = std::chrono::steady_clock::now();
     host_thread_pool::instance().run(participants, &run_blocks, &job);
     count_kernel_time(static_cast<std::uint64_t>(

@@ -7,6 +7,7 @@
 #include <cstdint>
 
 #include "cpu_backend/launch.hpp"
+#include "cpu_backend/synchronization.hpp"
 #include "cpu_backend/vector_types.hpp"
 
 namespace cpu_backend::detail {
@@ -24,6 +25,9 @@ public:
     // After the block's last thread ended (completed: no fault, no deadlock).
     virtual void block_end(bool completed) = 0;
     virtual void launch_end(bool faulted) = 0;
+    // A lane's call of a warp intrinsic (a shuffle, a vote, __syncwarp), before it waits for the
+    // warp; `pc`: where the kernel called it.
+    virtual void warp_collective_called(warp_op op, const void* pc) { (void)op, (void)pc; }
 };
 
 // Installed before the first launch, never while one runs.

@@ -34,9 +34,10 @@ struct launch_config {
 };
 
 struct kernel_site {
-    const char* kernel_name;
+    const char* kernel_name;  // as the launch wrote it (a variable's name, for a launch through one)
     const char* file;
     int line;
+    const void* address = nullptr;  // the kernel function, where the launch could take its address
 };
 
 // A type-erased "run the kernel body for the current CUDA thread".
