@@ -24,7 +24,6 @@ import os
 import shutil
 import subprocess
 import sys
-import threading
 import venv
 
 import toolchain  # noqa: E402  (grader/toolchain.py: meson's version, python3-venv, the CUDA toolkit)
@@ -245,9 +244,10 @@ def side_by_side(build_dir, count):
 
 
 def grade_labs(build_dir, labs, timeout_s, submission=None):
-    """Every selected lab's technique checks, then its tests, one by one (student_runs.py); the
-    results folder then holds this run's files only. The checks read the runner's machine code
-    before any of it runs, and earn their points only once the tests they need passed."""
+    """Every selected lab's tests, one by one (student_runs.py), then its technique checks, which
+    read the runner's machine code and what its kernels executed in an evidence pass; the results
+    folder then holds this run's files only. A check earns its points only once the tests it needs
+    passed."""
     import student_runs
     results_dir = os.path.join(build_dir, "results")
     shutil.rmtree(results_dir, ignore_errors=True)
@@ -263,22 +263,13 @@ def grade_labs(build_dir, labs, timeout_s, submission=None):
                            cwd=ROOT, capture_output=True, text=True, errors="replace")
         if done.returncode not in (0, 1) and not STOP.is_set():  # 1: a check failed (the table says)
             print(done.stdout[-3000:] + done.stderr[-3000:], flush=True)
-    if checks:
-        print(f"Technique checks of {', '.join(sorted({c.split()[0] for c in checks}))} ...",
-              flush=True)
     workers = side_by_side(build_dir, len(labs))
-    checking = threading.Thread(target=run_checks) if checks else None
-    if checking and workers == 1:
-        run_checks()  # before any test times anything
-        checking = None
-    elif checking:
-        checking.start()  # beside the tests that time nothing; done before the first speed test
+    runs = {}
     if workers > 1:
         # On a GPU: the tests that time nothing, `workers` labs at once, then each lab's speed tests
         # with the GPU to themselves (a lab's run is its own processes either way).
         print(f"Grading {', '.join(labs)}: {workers} labs at a time, then the speed tests one lab "
               f"at a time ...", flush=True)
-        runs = {}
 
         def first_phase(lab):
             runs[lab] = student_runs.LabRun(programs[lab], timeout_s)
@@ -288,8 +279,6 @@ def grade_labs(build_dir, labs, timeout_s, submission=None):
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             for done in [pool.submit(first_phase, lab) for lab in labs]:
                 done.result()
-        if checking:
-            checking.join()
         for lab in labs:
             if any(kind == "speed" for _, _, _, kind, _ in runs[lab].table):
                 print(f"Timing {lab} ...", flush=True)
@@ -297,9 +286,15 @@ def grade_labs(build_dir, labs, timeout_s, submission=None):
     for lab in labs:
         if workers == 1:
             print(f"Grading {lab} ...", flush=True)
-            runs = {lab: student_runs.LabRun(programs[lab], timeout_s)}
+            runs[lab] = student_runs.LabRun(programs[lab], timeout_s)
             runs[lab].run()
         results.write(results_dir, *runs[lab].document())
+    if checks and not STOP.is_set():
+        # After every timed round: what the checked kernels executed, then the checks (they read
+        # the runner's machine code and that evidence; the score table shows each verdict and hint).
+        student_runs.run_evidence(tests, results_dir, runs)
+        print(f"Technique checks of {', '.join(sorted({c.split()[0] for c in checks}))} ...", flush=True)
+        run_checks()
     student_runs.gate_checks(results_dir, labs)
     if submission and not STOP.is_set():
         # After every timed round: the kernels' counters beside the references' (grader/explain/).
@@ -375,7 +370,7 @@ def main():
         # Side by side where tests time nothing (meson runs the timing ones alone). Left out: the
         # labs' checker runs (their selftests run them) and the venues' end-to-end runs (CI's).
         run(["meson", "test", "-C", build_dir]
-            + [f"--no-suite={suite}" for suite in ("checker", "not-built", "venues")])
+            + [f"--no-suite={suite}" for suite in ("checker", "not-built", "venues", "reads-evidence")])
         import testlog_summary  # the skipped and failed tests and why, then the counts
         entries = testlog_summary.read(build_dir)
         print(f"Full log: {os.path.relpath(os.path.join(build_dir, 'meson-logs', 'testlog.txt'), ROOT)}")

@@ -29,7 +29,8 @@ def main():
     args = parser.parse_args()
     try:
         timeout_s = float(os.environ.get("GRADER_TEST_TIMEOUT", student_runs.DEFAULT_TEST_TIMEOUT_S))
-        programs = student_runs.graded_programs(student_runs.introspect_tests(args.build_dir))
+        build = student_runs.introspect_tests(args.build_dir)
+        programs = student_runs.graded_programs(build)
         # A cross build's checker runs through an emulator, one argument a line (as the checker
         # starts its runner through GRADER_RUNNER_WRAPPER): grader/cpu_backend/tests/check_aarch64.sh.
         wrapper = [line for line in os.environ.get("GRADER_CHECKER_WRAPPER", "").split("\n") if line]
@@ -43,6 +44,8 @@ def main():
     results_dir = os.path.join(args.build_dir, "results")
     results.write(results_dir, document, output)
     print(output)
+    # What the lab's checked kernels executed, for its technique checks (they run after this test).
+    student_runs.run_evidence(build, results_dir, {args.lab: run})
     tests = document["tests"]
     if not tests:
         print(f"error: the checker of {args.lab} reported no tests", file=sys.stderr)

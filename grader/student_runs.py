@@ -14,7 +14,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 
-from runs import checker, harness, progress, results, scoring
+from runs import checker, evidence_pass, harness, progress, results, scoring
 from runs.processes import run_grouped
 
 DEFAULT_TEST_TIMEOUT_S = 30  # well under a minute: every test of every lab takes seconds
@@ -57,6 +57,15 @@ def graded_programs(build):
 def technique_checks(build, labs):
     """Names of the technique-check tests of `labs` ('labNN technique')."""
     return [t["name"] for lab in labs for t in checker.lab_checks(build.tests, lab)]
+
+
+def run_evidence(build, results_dir, runs):
+    """Each lab's evidence pass (LabRun.evidence), for its technique checks to read."""
+    for lab, run in runs.items():
+        check_tests = checker.lab_checks(build.tests, lab)
+        if evidence_pass.needed_tests(check_tests):
+            print(f"Evidence for {lab}'s technique checks (what its kernels executed) ...", flush=True)
+            run.evidence(results_dir, check_tests)
 
 
 def gate_checks(results_dir, labs):
@@ -132,6 +141,17 @@ class LabRun:
         self.outcomes.update(result.outcomes)
         self.attempts += result.attempts
         self.hello = self.hello or result.hello
+
+    def evidence(self, results_dir, check_tests):
+        """The evidence pass (runs/evidence_pass.py): the tests the lab's checks need that passed,
+        run again with the runner counting what ran; labNN_evidence.json written."""
+        evidence_pass.clear(results_dir, self.settings.lab)
+        names = evidence_pass.passed(self.outcomes, evidence_pass.needed_tests(check_tests))
+        if not names:
+            return
+        env = dict(os.environ, **replace(self.settings, evidence=True).environment())
+        result = harness.run_tests(self.command, names, env, self.cwd, self.timeout_s + 10)
+        evidence_pass.write(results_dir, self.settings.lab, result.outcomes)
 
     def document(self):
         """(results document, run output) of the tests run so far."""

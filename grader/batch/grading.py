@@ -11,6 +11,7 @@ from runs import results
 from runs.results import shorten, telling_line
 
 from batch import integrity, student_view
+from technique import evidence as ran_evidence
 
 RECORD_SCHEMA = "gpu-histogram-workbook/batch/v1"
 MAX_MESSAGE = 4000
@@ -37,23 +38,25 @@ def reference_plan(reference_lab):
 
 
 def check_outcomes(build_checks):
-    """{test name: (status, score, max, message, needs, kernels)} from the lab's other grade tests
-    (kernels: those a technique check read, which its needed tests must have launched)."""
+    """{test name: (status, score, max, message, needs, kernels, evidence)} from the lab's other
+    grade tests (kernels: those a technique check read, which its needed tests must have launched;
+    evidence: what a judge of what ran needs, for a check with a `ran` requirement, else None)."""
     found = {}
     for record in build_checks or []:
         results = record.get("results")
         if results and isinstance(results.get("tests"), list):
             for t in results["tests"]:
+                evidence = t.get("evidence") if isinstance(t.get("evidence"), dict) else None
                 found[t.get("name", "?")] = (t.get("status", "failed"), float(t.get("score") or 0),
                                              float(t.get("max_score") or 0), t.get("message", ""),
                                              [str(n) for n in t.get("needs") or []],
-                                             [str(k) for k in t.get("kernels") or []])
+                                             [str(k) for k in t.get("kernels") or []], evidence)
         elif record.get("returncode") == 77:
-            found[record["check"]] = ("skipped", 0.0, 0.0, record.get("output", ""), [], [])
+            found[record["check"]] = ("skipped", 0.0, 0.0, record.get("output", ""), [], [], None)
         else:
             found[record["check"]] = ("failed", 0.0, 0.0,
                                       f"the check could not run ({record.get('returncode')}):\n"
-                                      + record.get("output", "")[-2000:], [], [])
+                                      + record.get("output", "")[-2000:], [], [], None)
     return found
 
 
@@ -84,9 +87,12 @@ def assemble_lab(lab, build, run, reference_lab, policy):
                                             outcome.fault))
     checks = check_outcomes(build.checks) if not not_graded else {}
     for name, max_score, needs in plan_checks:
-        status, _, _, message, _, kernels = checks.get(
-            name, ("failed", 0.0, 0.0, not_graded or "no result", [], []))
-        if status == "skipped":
+        status, _, _, message, _, kernels, evidence = checks.get(
+            name, ("failed", 0.0, 0.0, not_graded or "no result", [], [], None))
+        if evidence is not None:  # judged on what ran, now that the evidence pass has run
+            ok, said = ran_evidence.judge_check(evidence, needs, getattr(run, "evidence", None) or {}, kernels)
+            status, message = ("passed" if ok else "failed"), said
+        elif status == "skipped":
             status, message = "failed", "skipped in this run, though the reference ran it"
         tests.append(results.test_entry(name, "check", status, max_score, needs=needs,
                                         message=message, kernels=kernels))

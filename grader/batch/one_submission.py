@@ -7,7 +7,7 @@ import time
 
 from runs import harness
 
-from batch import grading, reports
+from batch import grading, reports, technique_evidence
 
 
 class SubmissionGrader:
@@ -31,7 +31,7 @@ class SubmissionGrader:
         notes += [f"{name} taken from {path}" for name, path in collected.origins.items() if "/" in path]
         # busy: the time spent building and running, not waiting for a worker or GPU
         builds, ready, folder, seeds, worker, busy = self.build(entry, collected)
-        runs, seconds = self.run_labs(ready, folder, worker)
+        runs, seconds = self.run_labs(ready, folder, worker, builds)
         busy += seconds
         if runs is None:
             return
@@ -60,7 +60,7 @@ class SubmissionGrader:
                 b.output = collected.error
         return builds, ready, folder, seeds, worker, seconds
 
-    def run_labs(self, ready, folder, worker):
+    def run_labs(self, ready, folder, worker, builds):
         """Runs each built lab on a free GPU slot, then its sanitizer pass: ({lab: run}, or None when
         the batch was stopped; the seconds it took once the slot was free)."""
         runs, batch = {}, self.batch
@@ -75,6 +75,8 @@ class SubmissionGrader:
                 runs[name] = batch.run_lab(name, folder, tests, gpu, worker.run_inputs, budget)
                 batch.sanitize_run(name, folder, runs[name], gpu, worker.run_inputs,
                                    self.reference["labs"][name].get("sanitizer_exempt", {}), budget)
+                technique_evidence.run(batch, name, folder, runs[name], builds[name].checks, gpu,
+                                       worker.run_inputs, budget)
         finally:
             self.free_slots.put(gpu)
             batch.unstage(folder)

@@ -13,7 +13,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from runs import harness
 
-from batch import builder, cpus, grading, reports, second_opinion, submissions
+from batch import builder, cpus, grading, reports, second_opinion, submissions, technique_evidence
 from batch.project import ROOT
 from batch.one_submission import SubmissionGrader
 from batch.session import BatchSession
@@ -121,6 +121,7 @@ def compute_reference(batch, worker, gpu):
                     batch.warnings.append(f"{lab.name}: {tool} reports hazards in the reference "
                                           f"solution's tests {', '.join(sorted(hazards))[:300]}; "
                                           "they are not checked with it")
+            technique_evidence.run(batch, lab.name, folder, run, builds[lab.name].checks, gpu, worker.run_inputs)
             checks = grading.check_outcomes(builds[lab.name].checks)
             ref_tests = []
             for name in tests:

@@ -270,7 +270,7 @@ class BatchSession:
                     os.chmod(copy, 0o755)
         return folder
 
-    def launch(self, lab, folder, gpu, run_inputs=(), tool=None):
+    def launch(self, lab, folder, gpu, run_inputs=(), tool=None, evidence=False):
         """How to start one staged lab checker: (command, env, cwd, wrap). Its settings are in its
         environment (runs/checker.py). In the sandbox it sees its programs, the submission's files,
         the data file, the project's copy and the build's `run_inputs` (generated files the tests
@@ -309,7 +309,8 @@ class BatchSession:
             lab=lab, checker=where.checker, runner=where.runner,
             yardstick_runner=where.yardstick_runner, data=where.data, submission=where.submission,
             small_inputs=tool is not None, runner_start_timeout_s=self.timeout_of(tool) / 2,
-            runner_wrapper=tuple(sanitize.command_prefix(self.sanitizer_path, tool)) if tool else ())
+            runner_wrapper=tuple(sanitize.command_prefix(self.sanitizer_path, tool)) if tool else (),
+            evidence=evidence)
         env.update(checker.environment())
         return checker.command(), env, cwd, wrap
 
@@ -323,14 +324,15 @@ class BatchSession:
         command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs)
         return harness.list_tests(command, env, cwd, 120, user=self.user, wrap=wrap)
 
-    def run_lab(self, lab, folder, tests, gpu, run_inputs, budget=None, tool=None):
-        """Run `tests` of `lab`; with `tool`, under that compute-sanitizer tool on small inputs."""
+    def run_lab(self, lab, folder, tests, gpu, run_inputs, budget=None, tool=None, evidence=False):
+        """Run `tests` of `lab`; with `tool`, under that compute-sanitizer tool on small inputs;
+        with `evidence`, the runner counting what ran (batch/technique_evidence.py)."""
         if self.sandbox is None or self.sandbox.mode == "userns":
-            return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool)
+            return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool, evidence)
         uid = self._uid_of_thread.uid = self.run_uids.get()
         try:
             self.sandbox.sweep(uid)  # the uid sandbox: nothing of an earlier run is left
-            return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool)
+            return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool, evidence)
         finally:
             self._uid_of_thread.uid = None
             self.sandbox.sweep(uid)  # raises, and the uid is not used again, if it cannot
@@ -356,8 +358,8 @@ class BatchSession:
     def timeout_of(self, tool):
         return self.settings.timeout_s * (5 if tool else 1)  # the tool slows kernels down many times
 
-    def _run_lab(self, lab, folder, tests, gpu, run_inputs, budget, tool=None):
-        command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs, tool)
+    def _run_lab(self, lab, folder, tests, gpu, run_inputs, budget, tool=None, evidence=False):
+        command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs, tool, evidence)
         result = harness.run_tests(command, tests, env, cwd, self.timeout_of(tool), user=self.user,
                                   budget_s=budget, seed=folder.input_seed, wrap=wrap)
         if self.sandbox is not None:

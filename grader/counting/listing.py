@@ -4,6 +4,8 @@ The technique checks (inspect_kernels.py) decide what the counts must be; this m
 """
 import re
 
+from runs.kernel_names import identifier
+
 FAMILIES = ("global_load", "global_atomic", "shared_atomic", "shared_load", "shared_store", "shuffle")
 DERIVED = ("loads_before_global_atomic",)
 READABLE = {
@@ -200,16 +202,10 @@ def innermost(loops):
 
 
 def find_kernels(kernels, name):
-    """Every mangled name that declares `name` (Itanium mangling writes its length before it):
-    overloads and template instances, or a decoy beside the real one, all of them."""
-    pattern = re.compile(rf"(?:^|[^0-9]){len(name)}{re.escape(name)}(?:[^A-Za-z0-9_]|E|I|P|$)")
-    matches = [k for k in kernels if k == name or pattern.search(k)]
-    if not matches:
-        # In an anonymous namespace the name follows a hash that may end in a digit
-        # (_ZN5lab0456_GLOBAL__N__..._904cdbb925histogram_v2_banks_kernelE...).
-        relaxed = re.compile(rf"{len(name)}{re.escape(name)}(?:[^A-Za-z0-9_]|E|I|P|$)")
-        matches = [k for k in kernels if relaxed.search(k)]
-    return sorted(matches, key=len)
+    """Every kernel whose own name is `name` (runs/kernel_names.py, the one reading of a kernel's
+    name that the launch gate and the evidence use too): overloads and template instances, or a
+    decoy beside the real one, all of them."""
+    return sorted((k for k in kernels if k == name or identifier(k) == name.split("<")[0]), key=len)
 
 
 def find_kernel(kernels, name):

@@ -27,16 +27,19 @@ def score_of(status, tiers, points, stretch):
 
 
 def test_entry(name, kind, status, points, stretch=0.0, needs=(), message="", tiers=(),
-               metrics=None, fault="", kernels=None):
+               metrics=None, fault="", kernels=None, evidence=None):
     """One test of a results document, with its points before the gates. `kind`: the checker's
     "main", "edge" or "speed" (grader/core/results.hpp's TestKind), or "check" (a technique
-    check; `kernels`: those it read)."""
+    check; `kernels`: those it read; `evidence`: its `ran` requirement, whether the machine code
+    met its `requires`, and a GPU's map of that code, for a judge of what ran: technique/evidence.py)."""
     entry = {"name": name, "status": status, "kind": kind,
              "score": score_of(status, tiers, points, stretch), "max_score": points + stretch,
              "message": message, "needs": list(needs), "metrics": dict(metrics or {}),
              "tiers": list(tiers), "fault": fault}
     if kernels is not None:
         entry["kernels"] = list(kernels)
+    if evidence is not None:
+        entry["evidence"] = evidence
     return entry
 
 

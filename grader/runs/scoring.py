@@ -14,7 +14,8 @@ nothing.
 The checker only reports each test (grader/core/results.cpp); grade.py, `meson test` (through
 grader/grade_lab.py), the score table and the batch apply the rule here, to the checks too.
 """
-import re
+from runs.kernel_names import identifier as kernel_identifier  # noqa: F401  (scoring.kernel_identifier)
+from runs.kernel_names import same_kernel
 
 
 GATE_MESSAGE = ("passed, but earns its points only once the main tests of this version pass (code "
@@ -29,35 +30,19 @@ LAUNCH_MESSAGE = ("passed, but earns its points only for a kernel its correctnes
 LAUNCHED = "launched:"  # grader/core/results.hpp's kLaunchedMetricPrefix
 
 
-def kernel_identifier(symbol):
-    """The kernel's own name in a symbol as CUPTI records it: Itanium-mangled (_Z6kernelPi,
-    _ZN5lab046kernelEPi, _ZN5lab0456_GLOBAL__N__..._6kernelE...: the last length-prefixed name of
-    the nesting, read exactly, so `a16histogram_kernel` is not `histogram_kernel`), or plain (an
-    extern "C" kernel, or a demangled name)."""
-    if not symbol.startswith("_Z"):
-        return symbol.split("(")[0].split("<")[0].split("::")[-1]
-    i = 2 + (symbol[2:3] == "L")
-    nested = symbol[i:i + 1] == "N"
-    i += nested
-    while nested and symbol[i:i + 1] in ("r", "V", "K"):
-        i += 1
-    name = ""
-    while i < len(symbol) and symbol[i].isdigit():
-        digits = re.match(r"\d+", symbol[i:]).group()
-        i += len(digits)
-        name, i = symbol[i:i + int(digits)], i + int(digits)
-        if not nested:
-            break
-    return name
-
-
 def unlaunched(check, status, tests_by_name):
-    """The kernels of `check` that none of its passed needed tests launched, and what they did."""
+    """([] when one of the kernels `check` read was launched by its passed needed tests, else the
+    kernels it read), and what those tests launched. A check names the kernels it read as the
+    machine code names them (mangled, on a GPU): a launched kernel is one of them only when its
+    name is the same symbol, not another kernel of the same short name (kernel_names.py, the one
+    reading of a kernel's name); a check that names a short name (a compile's, the CPU backend's)
+    matches by that name read the same way."""
     ran = [tests_by_name[n] for n in check.get("needs") or [] if status.get(n) == "passed"]
     launched = sorted({key[len(LAUNCHED):] for t in ran for key in (t.get("metrics") or {})
                        if key.startswith(LAUNCHED)})
-    missing = [k for k in check.get("kernels") or [] if not any(kernel_identifier(l) == k for l in launched)]
-    return missing, launched
+    read = check.get("kernels") or []
+    hit = any(same_kernel(name, launch) for name in read for launch in launched)
+    return ([] if hit or not read else list(read)), launched
 
 
 def apply_gates(tests):

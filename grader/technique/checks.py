@@ -35,8 +35,13 @@ def describe_requirements(requirements):
 
 
 class Check:
-    def __init__(self, label, kernel, requires, hint=""):
+    def __init__(self, label, kernel, requires, hint="", ran=""):
         self.label, self.kernel, self.hint = label.strip(), kernel.strip(), hint.strip()
+        # What the kernel must have executed (technique/evidence.py); "" where only its code is read.
+        self.ran = ran.strip()
+        self.read = []  # the kernels (as the listing names them) the last run read
+        self.code = {}  # per architecture, what a GPU's evidence needs of them (evidence.code_map)
+        self.static_ok = True  # what their machine code holds meets `requires` (a GPU; not read on a CPU)
         scope, colon, rest = requires.partition(":")
         self.whole_kernel = bool(colon) and scope.strip() == "kernel"
         condition, arrow, requirements = (rest if self.whole_kernel else requires).rpartition("=>")
@@ -51,6 +56,7 @@ class Check:
         instances, or a decoy never launched beside the one that runs); a kernel found twice in
         the listing (`twice`) fails: which copy runs cannot be told."""
         matches = find_kernels(kernels, self.kernel)
+        self.read = matches
         if not matches:
             names = ", ".join(sorted(kernels)) or "none"
             return False, (f"{self.label}: no kernel named {self.kernel} in {source} (kernels found: "
@@ -109,7 +115,7 @@ class Check:
 
 
 class CheckPart(argparse.Action):
-    """--check LABEL starts a check; the --kernel, --requires and --hint after it are its own."""
+    """--check LABEL starts a check; the --kernel, --requires, --hint and --ran after it are its own."""
 
     def __call__(self, parser, namespace, value, option=None):
         checks = list(getattr(namespace, "checks", None) or [])

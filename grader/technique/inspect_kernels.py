@@ -66,6 +66,7 @@ from counting.listing import (DERIVED, FAMILIES, READABLE, Loop, find_kernel,  #
                                   find_kernels, find_loops, innermost, parse_ptx, parse_sass, show)
 from counting.sass import Unreadable, disassemble, find_cuobjdump, read_program  # noqa: E402
 from runs import results as lab_results  # noqa: E402  (the one schema and writer of results)
+from technique import evidence as ran_evidence  # noqa: E402  (what the checked kernels executed)
 # What a check requires and how it is read from the command line: technique_checks.py, beside this.
 from technique.checks import (Check, CheckPart, UsageError, describe_requirements,  # noqa: E402, F401
                                     make_checks, meets, parse_requirements)
@@ -124,16 +125,20 @@ def test_name(check):
     return f"Technique.{re.sub(r'[^A-Za-z0-9]+', '_', check.label).strip('_')}"
 
 
-def write_results(path, args, described, outcomes, needs, status_of=None):
-    """The results file: one test per check. `status_of` overrides the verdict (skipped: the
-    check was not graded); a skipped or failed check scores 0."""
+def write_results(path, args, described, outcomes, needs, status_of=None, status_by_label=None):
+    """The results file: one test per check. `status_of` (every check) or `status_by_label`
+    overrides the verdict (skipped: the check was not graded); a skipped or failed check scores 0."""
     tests = []
     for check, ok, message in outcomes:
-        status = status_of or ("passed" if ok else "failed")
+        status = (status_by_label or {}).get(check.label) or status_of or ("passed" if ok else "failed")
+        # What a later judge of what ran needs (the batch's, after its evidence pass): the
+        # requirement, whether the machine code met `requires`, and a GPU's map of that code.
+        ran = ({"ran": check.ran, "machine_code_passed": check.static_ok, "code": check.code}
+               if check.ran else None)
         tests.append(lab_results.test_entry(test_name(check), "check", status, args.points,
                                             needs=needs.get(check.label, []),
                                             message="" if status == "passed" else message,
-                                            kernels=[check.kernel]))
+                                            kernels=check.read or [check.kernel], evidence=ran))
     # Gated when loaded beside the lab's own results, whose tests the checks need.
     results = lab_results.document(args.lab, args.source or args.runner, "compiled code", described,
                                    tests, gated=False)
@@ -146,14 +151,39 @@ def check_runner(checks, args):
     by_arch, twice = read_program(args.runner, args.nvcc)
     outcomes = []
     for check in checks:
-        verdicts = []
+        verdicts, read = [], set()
         for arch, kernels in sorted(by_arch.items()):
             doubled = {name for where, name in twice if where == arch}
             ok, message = check.run(kernels, "address", args.runner, doubled)
             verdicts.append((ok, f"{message} [{arch}]"))
+            read.update(check.read)
+            check.code[arch] = ran_evidence.code_map(kernels, check.read)
+        check.read = sorted(read)
+        check.static_ok = all(ok for ok, _ in verdicts)
         failed = [message for ok, message in verdicts if not ok]
         outcomes.append((check, not failed, failed[0] if failed else verdicts[0][1]))
+    if args.evidence:
+        outcomes = [judge_what_ran(check, ok, message, args, by_arch) for check, ok, message in outcomes]
     return outcomes, f"SASS of the graded runner for {', '.join(sorted(by_arch))} (cuobjdump -sass)"
+
+
+def evidence_calls(check, args):
+    """The calls of the tests the check needs, from the evidence pass's file."""
+    tests = ran_evidence.load(args.evidence)
+    return [call for name in args.needs_of.get(check.label, []) for call in tests.get(name, [])]
+
+
+def judge_what_ran(check, ok, message, args, by_arch=None):
+    """(check, passed, message): a check with a `ran` requirement passes only where the kernel it
+    reads also did the work (technique/evidence.py); by_arch: the runner's SASS, whose offsets a
+    GPU's evidence names (the architecture where most of them are instructions)."""
+    if not check.ran:
+        return check, ok, message
+    calls = evidence_calls(check, args)
+    code = ran_evidence.best_code(check.code, calls) if check.code else None
+    ran_ok, said = ran_evidence.judge(check.ran, calls, check.read or [check.kernel], code)
+    hint = f" Hint: {check.hint}" if check.hint and not ran_ok else ""
+    return check, ok and ran_ok, f"{message}; {said}{hint}" if ok else message
 
 
 def read_source(args):
@@ -177,8 +207,10 @@ def read_source(args):
 
 
 def not_graded(args, checks, needs):
-    """--not-graded: each check skipped with the reason, 0 points; a second compile's verdict, where
-    nvcc can make one, is advice, said to be so."""
+    """--not-graded (the CPU backend, which runs no GPU machine code): a check with a `ran`
+    requirement is graded on what the graded build executed (the evidence pass's file); every
+    other check is skipped with the reason, 0 points, a second compile's verdict (where nvcc can
+    make one) shown as advice, said to be so."""
     try:
         read = read_source(args)
     except (UsageError, OSError) as error:
@@ -186,9 +218,17 @@ def not_graded(args, checks, needs):
     else:
         advice_error = "no advice: nvcc was not found"
     reason = f"not graded: {args.not_graded}"
-    outcomes = []
-    print(f"[ technique ] {reason}")
+    outcomes, graded = [], []
+    print(f"[ technique ] {reason}" if not any(c.ran for c in checks) else
+          "[ technique ] graded on what the graded build executed (the CPU backend's counting mode)")
     for check in checks:
+        if check.ran and args.evidence:
+            check.read = [check.kernel]
+            _, ok, message = judge_what_ran(check, True, f"{check.label}: {check.kernel}", args)
+            outcomes.append((check, ok, message))
+            graded.append(check.label)
+            print(f"[ {'PASS' if ok else 'FAIL'}      ] {message}")
+            continue
         if read is None:
             advice = advice_error
         else:
@@ -199,7 +239,15 @@ def not_graded(args, checks, needs):
         outcomes.append((check, False, f"{reason}\n{advice}"))
         print(f"[ SKIP      ] {check.label}: {advice}")
     if args.results:
-        write_results(args.results, args, "not graded", outcomes, needs, status_of="skipped")
+        status = {c.label: ("passed" if ok else "failed") if c.label in graded else "skipped"
+                  for c, ok, _ in outcomes}
+        write_results(args.results, args, "what ran (counting mode)" if graded else "not graded", outcomes,
+                      needs, status_by_label=status)
+    failed = [c.label for c, ok, _ in outcomes if c.label in graded and not ok]
+    if args.expect_fail or args.expect_fail_all:
+        return expected(checks, set(failed), args, judged=set(graded))
+    if graded:
+        return 1 if failed else 0
     return SKIP
 
 
@@ -223,6 +271,10 @@ def main(argv):
     parser.add_argument("--requires", dest="requires", action=CheckPart,
                         help="what a loop (or 'kernel:' the whole kernel) must hold")
     parser.add_argument("--hint", dest="hint", action=CheckPart, help="what to do when it fails")
+    parser.add_argument("--ran", dest="ran", action=CheckPart,
+                        help="what the kernel must have executed (technique/evidence.py)")
+    parser.add_argument("--evidence", metavar="FILE",
+                        help="the evidence pass's file (labNN_evidence.json): what the graded build executed")
     parser.add_argument("--needs", action="append", default=[], metavar="LABEL=TESTS",
                         help="the correctness tests a check's points need")
     parser.add_argument("--expect-fail", action="append", default=[], metavar="LABEL")
@@ -235,6 +287,10 @@ def main(argv):
     try:
         checks = make_checks(getattr(args, "checks", None) or [])
         needs = parse_needs(args.needs, checks)
+        args.needs_of = needs
+        for check in checks:
+            if check.ran:
+                ran_evidence.parse(check.ran)  # a malformed requirement is the project's error, said now
         unknown = set(args.expect_fail) - {c.label for c in checks}
         if unknown:
             raise UsageError(f"--expect-fail names no --check: {', '.join(sorted(unknown))}")
@@ -272,7 +328,7 @@ def main(argv):
             write_results(args.results, args, "unreadable", [(c, False, f"not graded: {error}")
                                                                for c in checks], needs)
         return 2
-    except (UsageError, OSError) as error:
+    except (UsageError, OSError, ran_evidence.EvidenceError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(f"[ technique ] {source}: {described}")
@@ -282,14 +338,24 @@ def main(argv):
         write_results(args.results, args, described, outcomes, needs)
     failed = {c.label for c, ok, _ in outcomes if not ok}
     if args.expect_fail or args.expect_fail_all:
-        wanted = {c.label for c in checks} if args.expect_fail_all else set(args.expect_fail)
-        missed = sorted(wanted - failed)
-        if missed:
-            print(f"expected these checks to fail, but they passed: {', '.join(missed)}")
-            return 1
-        print(f"caught as expected: {', '.join(sorted(wanted))}")
-        return 0
+        return expected(checks, failed, args)
     return 1 if failed else 0
+
+
+def expected(checks, failed, args, judged=None):
+    """--expect-fail / --expect-fail-all: 0 when every named check (of those judged) failed."""
+    wanted = {c.label for c in checks} if args.expect_fail_all else set(args.expect_fail)
+    if judged is not None:
+        wanted &= judged
+        if not wanted:
+            print("SKIP: none of these checks is judged on this backend (no `ran` requirement)")
+            return SKIP
+    missed = sorted(wanted - failed)
+    if missed:
+        print(f"expected these checks to fail, but they passed: {', '.join(missed)}")
+        return 1
+    print(f"caught as expected: {', '.join(sorted(wanted)) or 'none judged here'}")
+    return 0
 
 
 if __name__ == "__main__":

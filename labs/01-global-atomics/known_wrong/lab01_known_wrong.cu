@@ -7,6 +7,9 @@
 //   5 overwrites_timed_input  a call on a speed-test-sized input that starts within a millisecond
 //                      of the previous one's return (a timed round's calls run back to back) fills
 //                      its input with -1, zeroes its bins and counts nothing
+//   6 transposed_index v2 starts at threadIdx.x * gridDim.x + blockIdx.x: every sample is counted
+//                      once, right, but a warp's 32 loads land 32 sectors apart (the technique
+//                      check reads what ran: its loads take 32 sectors a request, not 4)
 #include "lab01_global_atomics.cuh"
 
 #include <chrono>
@@ -32,9 +35,10 @@ __global__ void slices_kernel(const int* d_samples, int n, int* d_bins, int samp
   }
 }
 
-__global__ void grid_stride_kernel(const int* d_samples, int n, int* d_bins) {
+__global__ void histogram_v2_grid_stride_kernel(const int* d_samples, int n, int* d_bins) {
   if constexpr (kWrongCase != 1) {
-    for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    const int first = kWrongCase == 6 ? threadIdx.x * gridDim.x + blockIdx.x : blockIdx.x * blockDim.x + threadIdx.x;
+    for (int i = first; i < n; i += gridDim.x * blockDim.x) {
       count(d_bins, d_samples[i]);
     }
   }
@@ -76,7 +80,7 @@ void histogram_v2_grid_stride(const int* d_samples, int n, int* d_bins, GridStri
   if (wipe_if_timed(d_samples, n, d_bins)) return;
   cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
   if (n == 0) return;
-  grid_stride_kernel<<<launch.blocks, launch.threads_per_block>>>(d_samples, n, d_bins);
+  histogram_v2_grid_stride_kernel<<<launch.blocks, launch.threads_per_block>>>(d_samples, n, d_bins);
 }
 
 SliceLaunch fastest_slice_launch() { return {256, 64}; }

@@ -1,0 +1,25 @@
+"""The batch's evidence pass (runs/evidence_pass.py says what it is): after a lab's run and its
+sanitizer pass, the tests its technique checks need that passed run once more in the sandbox with
+the runner counting what ran; the checks, whose machine code the build read, are then judged on
+that evidence when the lab's record is assembled (grading.assemble_lab, technique/evidence.py)."""
+from runs import evidence_pass
+
+
+def needed_tests(build_checks):
+    """The tests the lab's checks with a `ran` requirement need, from their results entries."""
+    needed = []
+    for record in build_checks or []:
+        for entry in ((record.get("results") or {}).get("tests") or []):
+            if isinstance(entry.get("evidence"), dict):
+                needed += [n for n in entry.get("needs") or [] if n not in needed]
+    return needed
+
+
+def run(batch, lab, folder, lab_run, build_checks, gpu, run_inputs, budget=None):
+    """Sets lab_run.evidence to {test: calls} of the needed tests that passed ({} when none)."""
+    names = evidence_pass.passed(lab_run.outcomes, needed_tests(build_checks))
+    if not names:
+        lab_run.evidence = {}
+        return
+    found = batch.run_lab(lab, folder, names, gpu, run_inputs, budget, evidence=True)
+    lab_run.evidence = {name: outcome.evidence for name, outcome in found.outcomes.items()}

@@ -1,0 +1,204 @@
+"""A technique check's evidence: what the graded build's kernels executed in the tests the check
+needs, run again in evidence mode (grader/runner/evidence.hpp; the evidence pass of grade.py and
+the batch writes it to labNN_evidence.json). A check's `ran` requirement asks whether the kernel it
+reads did the work the lab teaches, whatever its machine code holds: a privatized loop behind a
+condition that never holds, a warp scan on a branch that never runs, or a checked kernel launched
+on no samples while another does the work, executes none of the instructions the lesson is about.
+
+Per scope, `kernel` (the kernels the check reads, by the one reading of a kernel's name:
+runs/kernel_names.py) or `all` (every kernel the needed tests' calls launched), these quantities:
+
+  global_load, global_store, global_atomic,   thread-level executions of each family (a GPU: the
+  shared_load, shared_store, shared_atomic,   threads that executed the family's SASS instructions
+  shuffle                                     with their predicate on; the CPU backend: the lanes of
+                                              the counting mode's access sites)
+  global_load_words                           32-bit words loaded from global memory (a 16-byte
+                                              load is 4 words a thread, a byte a quarter)
+  threads                                     CUDA threads launched (a GPU: those that executed the
+                                              kernel's first instruction; the CPU backend: grid
+                                              times block of each launch)
+  load_sectors_per_request                    32-byte sectors per warp-level request of the busiest
+                                              global load (the one executed most; of equals, the
+                                              one with fewest sectors): 4 for a warp reading 128
+                                              consecutive bytes, 32 for lanes 128 bytes apart
+
+A requirement is comma-separated terms `SCOPE.QUANTITY OP BOUND`, judged over every call of the
+needed tests, or over the one call that loaded the most when it starts with "largest call:" (a
+lesson that shows only where each block has work enough: a thread that owns a bin adds it once,
+which small calls cannot tell from an atomic per sample); OP one of >= <= > <, BOUND a
+number, `SCOPE.QUANTITY` or `NUMBER * SCOPE.QUANTITY`, e.g. 'kernel.shared_atomic >= 0.9 * all.global_load_words':
+every sample the function loaded was counted by a shared atomic of the checked kernel.
+"""
+import json
+import re
+
+from runs.kernel_names import same_kernel
+
+QUANTITIES = ("global_load", "global_store", "global_atomic", "shared_load", "shared_store",
+              "shared_atomic", "shuffle", "global_load_words", "threads", "load_sectors_per_request")
+SCOPES = ("kernel", "all")
+TERM = re.compile(r"^\s*(\w+)\.(\w+)\s*(>=|<=|>|<)\s*(?:(?:([0-9.]+)\s*\*\s*)?([a-z]+)\.(\w+)|([0-9.]+))\s*$")
+OPERATORS = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+             "<": lambda a, b: a < b}
+
+
+class EvidenceError(Exception):
+    """A requirement that cannot be read (a project error, said at once)."""
+
+
+LARGEST = "largest call:"
+
+
+def parse(requirement):
+    """[(scope, quantity, op, factor, scope2, quantity2 or None)] of a `ran` requirement."""
+    terms = []
+    if requirement.strip().startswith(LARGEST):
+        requirement = requirement.strip()[len(LARGEST):]
+    for text in filter(str.strip, requirement.split(",")):
+        found = TERM.match(text)
+        if not found:
+            raise EvidenceError(f'bad ran requirement "{text}": SCOPE.QUANTITY OP BOUND')
+        scope, quantity, op, factor, scope2, quantity2, number = found.groups()
+        for s, q in ((scope, quantity), (scope2, quantity2)):
+            if s is not None and (s not in SCOPES or q not in QUANTITIES):
+                raise EvidenceError(f'bad ran requirement "{text}": scopes {", ".join(SCOPES)}; '
+                                    f'quantities {", ".join(QUANTITIES)}')
+        terms.append((scope, quantity, op, float(factor or number or 1), scope2, quantity2))
+    return terms
+
+
+def load(path):
+    """{test name: [calls]} of an evidence file (the evidence pass's), {} when there is none."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            found = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    return found.get("tests", {}) if isinstance(found, dict) else {}
+
+
+class Tally:
+    """Executions of one scope: per family, words loaded, and the global load sites."""
+
+    def __init__(self):
+        self.counts = {q: 0.0 for q in QUANTITIES}
+        self.load_sites = {}  # site -> [threads, warps, sectors]
+
+    def add(self, family, threads, warps, sectors, bytes_per_lane, site):
+        if family == "launch":
+            self.counts["threads"] += threads
+            return
+        if family not in self.counts:
+            return
+        self.counts[family] += threads
+        if family == "global_load":
+            self.counts["global_load_words"] += threads * bytes_per_lane / 4
+            into = self.load_sites.setdefault(site, [0, 0, 0])
+            into[0], into[1], into[2] = into[0] + threads, into[1] + warps, into[2] + sectors
+
+    def value(self, quantity):
+        if quantity != "load_sectors_per_request":
+            return self.counts[quantity]
+        sites = [s for s in self.load_sites.values() if s[1]]
+        if not sites:
+            return 0.0
+        busiest = max(s[0] for s in sites)
+        return min(s[2] / s[1] for s in sites if s[0] == busiest)
+
+
+def code_map(listing, kernels):
+    """{kernel: {pc: [family, bytes a lane]}} of `kernels` in a SASS listing ({mangled:
+    [Instruction]}): what a GPU's evidence, which names instructions by offset, needs to know of
+    them. Instructions of no family are left out."""
+    return {k: {str(i.position): [i.family, _bytes_per_lane(i)] for i in listing.get(k, ()) if i.family}
+            for k in kernels}
+
+
+def best_code(by_arch, calls):
+    """Of {arch: code_map()}, the map of the architecture that names the most of the evidence
+    (the one the GPU ran)."""
+    entries = [e for call in calls for e in call.get("entries", [])]
+    return max(by_arch.values(), key=lambda code: sum(str(e[1]) in code.get(e[0], {}) for e in entries),
+               default={})
+
+
+def tallies(calls, read, code=None):
+    """(the checked kernels' Tally, every kernel's Tally, why none could be made or ""). `read`:
+    the kernels the check reads (mangled names on a GPU, the name on the CPU backend); `code`:
+    code_map() of the graded runner's kernels (a GPU's entries name SASS offsets; an instruction
+    the map lacks is not counted)."""
+    kernel, every = Tally(), Tally()
+    for call in calls:
+        if not call.get("collected"):
+            return kernel, every, call.get("unavailable") or "the runner collected no evidence"
+        for name, pc, kind, bytes_per_lane, warps, threads, sectors in call.get("entries", []):
+            if kind:  # the CPU backend: the access site's kind
+                family, per_lane = kind, bytes_per_lane
+            else:     # a GPU: the family of the SASS instruction at pc
+                if pc == 0:  # every thread executes a kernel's first instruction
+                    ours = any(same_kernel(r, name) for r in read)
+                    every.add("launch", threads, warps, 0, 0, None)
+                    if ours:
+                        kernel.add("launch", threads, warps, 0, 0, None)
+                found = (code or {}).get(name, {}).get(str(pc))
+                if found is None:
+                    continue
+                family, per_lane = found
+            site = (name, pc)
+            ours = any(same_kernel(r, name) for r in read)
+            every.add(family, threads, warps, sectors, per_lane, site)
+            if ours:
+                kernel.add(family, threads, warps, sectors, per_lane, site)
+    return kernel, every, ""
+
+
+def _bytes_per_lane(instruction):
+    """Bytes a lane moves: LDG.E.U8 1, .U16 2, .64 8, .128 16, else 4."""
+    suffixes = set(instruction.text.split()[0 if not instruction.text.startswith("@") else 1].split("."))
+    for width, size in (("U8", 1), ("S8", 1), ("U16", 2), ("S16", 2), ("64", 8), ("128", 16)):
+        if width in suffixes:
+            return size
+    return 4
+
+
+def judge(requirement, calls, read, code=None):
+    """(passed, message) of a `ran` requirement over the needed tests' calls; `code`: a GPU's
+    code_map() of the runner (best_code() of one per architecture)."""
+    if not calls:
+        return False, ("no evidence of what ran: the tests this check needs did not run in the "
+                       "evidence pass")
+    if requirement.strip().startswith(LARGEST):
+        calls = [max(calls, key=lambda call: tallies([call], read, code)[1].value("global_load_words"))]
+    kernel, every, why = tallies(calls, read, code)
+    if why:
+        return False, f"no evidence of what ran ({why}): the check cannot tell how the work was done"
+    scopes = {"kernel": kernel, "all": every}
+    failed, shown = [], []
+    for scope, quantity, op, factor, scope2, quantity2 in parse(requirement):
+        have = scopes[scope].value(quantity)
+        bound = factor * scopes[scope2].value(quantity2) if scope2 else factor
+        said = f"{scope}.{quantity} {_show(have)} {op} {_show(bound)}" + (
+            f" ({_show(factor)} x {scope2}.{quantity2})" if scope2 else "")
+        shown.append(said)
+        if not OPERATORS[op](have, bound):
+            failed.append(said)
+    if failed:
+        return False, "what ran: " + "; ".join(failed) + " does not hold"
+    return True, "what ran: " + "; ".join(shown)
+
+
+def _show(number):
+    return f"{number:.0f}" if float(number).is_integer() or abs(number) >= 100 else f"{number:.2f}"
+
+
+def judge_check(evidence_of_check, needs, tests_evidence, read):
+    """(passed, message) of a technique check whose machine code was read earlier (its results
+    entry's "evidence": the `ran` requirement, whether the code met `requires`, a GPU's code map),
+    judged now on what its needed tests executed ({test: calls}, the evidence pass's): the batch's
+    judge, after its runs."""
+    calls = [call for name in needs for call in tests_evidence.get(name, [])]
+    code = evidence_of_check.get("code") or {}
+    ok, said = judge(evidence_of_check.get("ran", ""), calls, read, best_code(code, calls) if code else None)
+    if not evidence_of_check.get("machine_code_passed", False):
+        return False, f"its machine code does not hold what the lab teaches; {said}"
+    return ok, said
