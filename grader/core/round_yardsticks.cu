@@ -93,6 +93,16 @@ const Measurement& cub_scan_yardstick(const int* d_in, int n) {
   });
 }
 
+const Measurement& cub_block_scan_yardstick(const int* d_in, int n) {
+  static std::map<std::tuple<const int*, int>, Measurement> cache;
+  return once(cache, std::make_tuple(d_in, n), [&] {
+    TimedWork<int, int> work{"cub::BlockScan (1024-element tiles)", d_in, std::size_t(n), std::size_t(n),
+                             [n](const int* in, int* out) { yardstick::cub_block_scan(in, n, out); },
+                             [n](const int* in, const int* out) { return scan_matches_reference(in, n, out, 1024); }};
+    return timed(work, 2.0 * n * sizeof(int));
+  });
+}
+
 ::testing::AssertionResult time_student_histogram(const std::string& name, const int* d_samples, int n,
                                                   int num_bins,
                                                   const std::function<void(const int*, int, int*)>& launch,

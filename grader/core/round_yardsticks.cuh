@@ -20,6 +20,8 @@ const Measurement& baseline_histogram_yardstick(const int* d_samples, int n, int
 const Measurement& privatized_histogram_yardstick(const int* d_samples, int n, int num_bins);
 const Measurement& copy_yardstick(const int* d_in, std::size_t n);      // 2 x 4 bytes per element
 const Measurement& cub_scan_yardstick(const int* d_in, int n);          // 2 x 4 bytes per element
+// cub::BlockScan of every 1024-element tile on its own: lab 05's block-local scans, by the library.
+const Measurement& cub_block_scan_yardstick(const int* d_in, int n);    // 2 x 4 bytes per element
 
 // A histogram launcher of the student's, `launch(d_samples, n, d_bins)`, timed in rounds on fresh
 // inputs made from d_samples[0..n); every output checked against the grader's own histogram.

@@ -9,6 +9,7 @@
 #include <stdexcept>
 
 #ifndef CUDA_CPU_BACKEND
+#include <cub/block/block_scan.cuh>
 #include <cub/device/device_scan.cuh>
 #endif
 
@@ -19,6 +20,20 @@ namespace grader::yardstick {
 
 namespace {
 __global__ void empty() {}
+
+#ifndef CUDA_CPU_BACKEND
+// One 1024-element tile a block, scanned by cub::BlockScan (warp scans, then the warps' totals):
+// the library's block-local scan, the yardstick of lab 05's block-local scans (the same tiles).
+constexpr int kBlockScanTile = 1024;
+__global__ void __launch_bounds__(kBlockScanTile) cub_block_scan_kernel(const int* d_in, int n, int* d_out) {
+  using BlockScan = cub::BlockScan<int, kBlockScanTile, cub::BLOCK_SCAN_WARP_SCANS>;
+  __shared__ typename BlockScan::TempStorage storage;
+  const long long i = static_cast<long long>(blockIdx.x) * kBlockScanTile + threadIdx.x;
+  int value = i < n ? d_in[i] : 0;
+  BlockScan(storage).InclusiveSum(value, value);
+  if (i < n) d_out[i] = value;
+}
+#endif
 }  // namespace
 
 // A launch and nothing else: what a round costs beyond its kernels' own time (timed_rounds.cuh).
@@ -44,11 +59,15 @@ std::size_t cub_scan_bytes(int n) {
 void cub_inclusive_sum(const int* d_in, int n, int* d_out, void* d_temp, std::size_t temp_bytes) {
   cub::DeviceScan::InclusiveSum(d_temp, temp_bytes, d_in, d_out, n);
 }
+void cub_block_scan(const int* d_in, int n, int* d_out) {
+  if (n > 0) cub_block_scan_kernel<<<(n + kBlockScanTile - 1) / kBlockScanTile, kBlockScanTile>>>(d_in, n, d_out);
+}
 #else  // CUB is GPU code; speed tests skip on the CPU backend before they would call these
 std::size_t cub_scan_bytes(int) { throw std::logic_error("the CUB yardstick needs a GPU"); }
 void cub_inclusive_sum(const int*, int, int*, void*, std::size_t) {
   throw std::logic_error("the CUB yardstick needs a GPU");
 }
+void cub_block_scan(const int*, int, int*) { throw std::logic_error("the CUB yardstick needs a GPU"); }
 #endif
 
 }  // namespace grader::yardstick
@@ -59,7 +78,8 @@ GRADER_RUNNER_TABLE(GRADER_EXPOSE(grader::yardstick::empty_kernel),
                     GRADER_EXPOSE(grader::yardstick::baseline_histogram),
                     GRADER_EXPOSE(grader::yardstick::privatized_histogram),
                     GRADER_EXPOSE(grader::yardstick::cub_scan_bytes),
-                    GRADER_EXPOSE(grader::yardstick::cub_inclusive_sum))
+                    GRADER_EXPOSE(grader::yardstick::cub_inclusive_sum),
+                    GRADER_EXPOSE(grader::yardstick::cub_block_scan))
 
 #else
 
@@ -87,6 +107,9 @@ std::size_t cub_scan_bytes(int n) {
 }
 void cub_inclusive_sum(const int* d_in, int n, int* d_out, void* d_temp, std::size_t temp_bytes) {
   call_in<void>(yardstick_runner(), "grader::yardstick::cub_inclusive_sum", d_in, n, d_out, d_temp, temp_bytes);
+}
+void cub_block_scan(const int* d_in, int n, int* d_out) {
+  call_in<void>(yardstick_runner(), "grader::yardstick::cub_block_scan", d_in, n, d_out);
 }
 
 }  // namespace grader::yardstick

@@ -13,5 +13,7 @@ void baseline_histogram(const int* d_in, int n, int* d_bins, int num_bins);    /
 void privatized_histogram(const int* d_in, int n, int* d_bins, int num_bins);  // zeroes, then counts
 std::size_t cub_scan_bytes(int n);
 void cub_inclusive_sum(const int* d_in, int n, int* d_out, void* d_temp, std::size_t temp_bytes);
+// cub::BlockScan of each 1024-element tile of d_in[0..n) on its own (block-local), into d_out.
+void cub_block_scan(const int* d_in, int n, int* d_out);
 
 }  // namespace grader::yardstick

@@ -32,6 +32,11 @@ namespace {
 // shuffles 0.156 ms (1.38x), CUB 0.100 ms and a copy 0.070 ms (CUB at 70 % of the copy).
 constexpr double kMinWarpShuffleSpeedupOverHillisSteele = 1.0;  // faster, however little
 constexpr double kMinPaddedSpeedupOverUnpadded = 1.0;           // stretch only
+// Each version is also held to the library's block-local scan on its own (cub::BlockScan of the
+// same tiles, timed the same way in the same run), so that a version slowed on purpose cannot make
+// another pass: v4 within this many times CUB's time (a Hillis-Steele scan takes more), v3 too.
+constexpr double kMaxWarpShuffleOverCubBlockScan = 1.6;
+constexpr double kMaxPaddedOverCubBlockScan = 2.4;
 constexpr double kMinShareOfCopyBandwidth = 0.50;  // pass: the whole-array scan at half a copy's speed
 constexpr double kMinShareOfCub = 0.80;            // stretch: within 1.25x CUB's time
 constexpr int kSpeedTile = 1024;
@@ -60,6 +65,9 @@ const grader::Measurement& copy_yardstick() {
 }
 const grader::Measurement& cub_yardstick() {
   return grader::cub_scan_yardstick(data().d_source.data(), data().n());
+}
+const grader::Measurement& cub_block_scan_yardstick() {
+  return grader::cub_block_scan_yardstick(data().d_source.data(), data().n());
 }
 
 // Checks the result of one run, then times the launcher; memoized, so tests that compare the same
@@ -205,28 +213,44 @@ GRADED_HEADLINE_SPEED_TEST(Lab05Speed, WholeArrayScanReachesHalfTheCopyBandwidth
 GRADED_SPEED_TEST(Lab05Speed, WarpShuffleBlockScanBeatsHillisSteele, 2, 0) {
   grader::Measurement m[5];
   for (int v = 1; v <= 4; ++v) ASSERT_TRUE(measure_block_scan(v, m[v]));
+  const grader::Measurement& cub = cub_block_scan_yardstick();
   std::printf("[ speed    ] block-local, %d elements/block: Hillis-Steele %.4g ms, Blelloch %.4g ms, "
-              "padded Blelloch %.4g ms, warp shuffles %.4g ms\n",
+              "padded Blelloch %.4g ms, warp shuffles %.4g ms; cub::BlockScan %.4g ms\n",
               kSpeedTile, m[1].time_ms.median, m[2].time_ms.median, m[3].time_ms.median,
-              m[4].time_ms.median);
+              m[4].time_ms.median, cub.time_ms.median);
+  for (int v = 1; v <= 4; ++v) {
+    grader::record_metric("v" + std::to_string(v) + "_over_cub_block_scan", m[v].time_ms.median / cub.time_ms.median);
+  }
   record_times(m[4], m[1].time_ms.median);
   const double speedup = m[1].time_ms.median / m[4].time_ms.median;
-  grader::record_tier("pass", speedup > kMinWarpShuffleSpeedupOverHillisSteele,
-                      std::to_string(speedup) + "x Hillis-Steele's speed; needs more than 1x");
+  const double over_cub = m[4].time_ms.median / cub.time_ms.median;
+  const bool met = speedup > kMinWarpShuffleSpeedupOverHillisSteele && over_cub <= kMaxWarpShuffleOverCubBlockScan;
+  grader::record_tier("pass", met,
+                      std::to_string(speedup) + "x Hillis-Steele's speed (needs more than 1x) and " +
+                          std::to_string(over_cub) + "x cub::BlockScan's time (needs at most " +
+                          std::to_string(kMaxWarpShuffleOverCubBlockScan) + "x)");
   EXPECT_GT(speedup, kMinWarpShuffleSpeedupOverHillisSteele)
       << "scan_v4_warp_shuffle runs at " << speedup << "x the speed of scan_v1_hillis_steele; it must "
       << "be faster. Its steps run in registers, without a block-wide barrier per step (question 4.3).";
+  EXPECT_LE(over_cub, kMaxWarpShuffleOverCubBlockScan)
+      << "scan_v4_warp_shuffle takes " << over_cub << "x the time of cub::BlockScan on the same tiles; "
+      << "at most " << kMaxWarpShuffleOverCubBlockScan << "x passes, whatever v1 takes. Scan each warp "
+      << "with __shfl_up_sync, then the warps' totals, with two barriers in all (question 4.3).";
 }
 
 GRADED_SPEED_TEST(Lab05Speed, PaddedBlellochBeatsUnpaddedBlelloch, 0, 1) {
   grader::Measurement unpadded, padded;
   ASSERT_TRUE(measure_block_scan(2, unpadded));
   ASSERT_TRUE(measure_block_scan(3, padded));
+  const grader::Measurement& cub = cub_block_scan_yardstick();
   record_times(padded, unpadded.time_ms.median);
   const double speedup = unpadded.time_ms.median / padded.time_ms.median;
+  const double over_cub = padded.time_ms.median / cub.time_ms.median;
   // A tier, not a failure: how much padding gains depends on the GPU (question 2.4).
-  grader::record_tier("stretch", speedup > kMinPaddedSpeedupOverUnpadded,
-                      std::to_string(speedup) + "x the unpadded version's speed; needs more than 1x");
+  grader::record_tier("stretch", speedup > kMinPaddedSpeedupOverUnpadded && over_cub <= kMaxPaddedOverCubBlockScan,
+                      std::to_string(speedup) + "x the unpadded version's speed (needs more than 1x) and " +
+                          std::to_string(over_cub) + "x cub::BlockScan's time (needs at most " +
+                          std::to_string(kMaxPaddedOverCubBlockScan) + "x)");
 }
 
 }  // namespace
