@@ -144,7 +144,7 @@ class LabRun:
 
     def evidence(self, results_dir, check_tests):
         """The evidence pass (runs/evidence_pass.py): the tests the lab's checks need that passed,
-        run again with the runner counting what ran; labNN_evidence.json written."""
+        run again with the runner counting what ran; results/evidence/labNN.json written."""
         evidence_pass.clear(results_dir, self.settings.lab)
         names = evidence_pass.passed(self.outcomes, evidence_pass.needed_tests(check_tests))
         if not names:

@@ -122,6 +122,8 @@ def compute_reference(batch, worker, gpu):
                                           f"solution's tests {', '.join(sorted(hazards))[:300]}; "
                                           "they are not checked with it")
             technique_evidence.run(batch, lab.name, folder, run, builds[lab.name].checks, gpu, worker.run_inputs)
+            if technique_evidence.refused(run):  # fail closed: no technique point anyone could earn
+                raise RuntimeError(f"{lab.name}: {technique_evidence.refused(run)}")
             checks = grading.check_outcomes(builds[lab.name].checks)
             ref_tests = []
             for name in tests:

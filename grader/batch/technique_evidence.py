@@ -3,6 +3,15 @@ sanitizer pass, the tests its technique checks need that passed run once more in
 the runner counting what ran; the checks, whose machine code the build read, are then judged on
 that evidence when the lab's record is assembled (grading.assemble_lab, technique/evidence.py)."""
 from runs import evidence_pass
+from technique import evidence as ran_evidence
+
+def refused(lab_run):
+    """What an administrator must do where the driver refused the runner the counters, else ""."""
+    for calls in (lab_run.evidence or {}).values():
+        for call in calls:
+            if ran_evidence.not_permitted(call.get("unavailable") or ""):
+                return ran_evidence.PERMISSION_FIX
+    return ""
 
 
 def needed_tests(build_checks):

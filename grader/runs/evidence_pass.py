@@ -1,11 +1,12 @@
 """The technique checks' evidence pass: the correctness tests a lab's checks need, run once more by
 the same harness, with the runner in evidence mode (grader/runner/evidence.hpp: it counts what each
 call's kernels execute) and never timed; what each test's calls executed is written to
-labNN_evidence.json beside the lab's results, where the checks read it (technique/evidence.py).
+evidence/labNN.json in the results folder (not a results document: report.py reads the folder's
+own files only), where the checks read it (technique/evidence.py).
 grade.py and grade_lab.py (student_runs.py) and the batch (batch/session.py) run it alike, after
 the lab's tests, on the tests of those that passed.
 
-labNN_evidence.json: {"schema": SCHEMA, "lab": "lab03", "tests": {"Suite.Test": [call, ...]}}, a
+evidence/labNN.json: {"schema": SCHEMA, "lab": "lab03", "tests": {"Suite.Test": [call, ...]}}, a
 call as the harness keeps it (runs/outcomes.py, TestOutcome.evidence).
 """
 import json
@@ -15,7 +16,7 @@ SCHEMA = "gpu-histogram-workbook/evidence/v1"
 
 
 def path(results_dir, lab):
-    return os.path.join(results_dir, f"{lab}_evidence.json")
+    return os.path.join(results_dir, "evidence", f"{lab}.json")
 
 
 def needed_tests(check_tests):
@@ -40,10 +41,10 @@ def passed(outcomes, names):
 
 
 def write(results_dir, lab, outcomes):
-    """labNN_evidence.json from the evidence pass's outcomes {test: TestOutcome}."""
+    """evidence/labNN.json from the evidence pass's outcomes {test: TestOutcome}."""
     document = {"schema": SCHEMA, "lab": lab,
                 "tests": {name: outcome.evidence for name, outcome in outcomes.items()}}
-    os.makedirs(results_dir, exist_ok=True)
+    os.makedirs(os.path.dirname(path(results_dir, lab)), exist_ok=True)
     target = path(results_dir, lab)
     with open(target + ".partial", "w", encoding="utf-8") as f:
         json.dump(document, f)

@@ -1,7 +1,7 @@
 """A technique check's evidence: what the graded build's kernels executed in the tests the check
-needs, run again in evidence mode (grader/runner/evidence.hpp; the evidence pass of grade.py and
-the batch writes it to labNN_evidence.json). A check's `ran` requirement asks whether the kernel it
-reads did the work the lab teaches, whatever its machine code holds: a privatized loop behind a
+needs, run again in evidence mode (grader/runner/evidence.hpp; runs/evidence_pass.py). A check's
+`ran` requirement asks whether the kernel it reads did the work the lab teaches, whatever its
+machine code holds: a privatized loop behind a
 condition that never holds, a warp scan on a branch that never runs, or a checked kernel launched
 on no samples while another does the work, executes none of the instructions the lesson is about.
 
@@ -17,11 +17,13 @@ runs/kernel_names.py) or `all` (every kernel the needed tests' calls launched), 
   threads                                     CUDA threads launched (a GPU: those that executed the
                                               kernel's first instruction; the CPU backend: grid
                                               times block of each launch)
-  load_sectors_per_request                    32-byte sectors per warp-level request of the busiest
-                                              global load (the one executed most; of equals, the
-                                              one with fewest sectors): 4 for a warp reading 128
-                                              consecutive bytes, 32 for lanes 128 bytes apart
-
+  load_sectors_per_128_bytes                  32-byte sectors a global load read for each 128 bytes
+                                              its lanes asked for, at the worst load site of those
+                                              that executed at least 1 % of the busiest one's
+                                              threads: 4 where a warp's lanes read consecutive bytes
+                                              (of any width), 32 for 4-byte lanes 128 bytes apart,
+                                              1 for a value every lane reads; a decoy that loads
+                                              coalesced more often hides no strided load
 A requirement is comma-separated terms `SCOPE.QUANTITY OP BOUND`, judged over every call of the
 needed tests, or over the one call that loaded the most when it starts with "largest call:" (a
 lesson that shows only where each block has work enough: a thread that owns a bin adds it once,
@@ -35,11 +37,23 @@ import re
 from runs.kernel_names import same_kernel
 
 QUANTITIES = ("global_load", "global_store", "global_atomic", "shared_load", "shared_store",
-              "shared_atomic", "shuffle", "global_load_words", "threads", "load_sectors_per_request")
+              "shared_atomic", "shuffle", "global_load_words", "threads", "load_sectors_per_128_bytes")
 SCOPES = ("kernel", "all")
 TERM = re.compile(r"^\s*(\w+)\.(\w+)\s*(>=|<=|>|<)\s*(?:(?:([0-9.]+)\s*\*\s*)?([a-z]+)\.(\w+)|([0-9.]+))\s*$")
 OPERATORS = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
              "<": lambda a, b: a < b}
+
+
+# What an administrator does where the driver keeps the GPU's counters to itself: the runner's SASS
+# metrics then fail (CUPTI_ERROR_INSUFFICIENT_PRIVILEGES), and no check can see what ran.
+PERMISSION_FIX = ("the GPU driver keeps performance counters to administrators (ERR_NVGPUCTRPERM), so "
+                  "the technique checks cannot see what the kernels executed: an administrator can lift "
+                  "it with the driver option NVreg_RestrictProfilingToAdminUsers=0 "
+                  "(https://developer.nvidia.com/ERR_NVGPUCTRPERM), or grade as root")
+
+
+def not_permitted(why):
+    return "INSUFFICIENT_PRIVILEGES" in why or "ERR_NVGPUCTRPERM" in why
 
 
 class EvidenceError(Exception):
@@ -82,7 +96,7 @@ class Tally:
 
     def __init__(self):
         self.counts = {q: 0.0 for q in QUANTITIES}
-        self.load_sites = {}  # site -> [threads, warps, sectors]
+        self.load_sites = {}  # site -> [threads, bytes asked, sectors]
 
     def add(self, family, threads, warps, sectors, bytes_per_lane, site):
         if family == "launch":
@@ -94,16 +108,16 @@ class Tally:
         if family == "global_load":
             self.counts["global_load_words"] += threads * bytes_per_lane / 4
             into = self.load_sites.setdefault(site, [0, 0, 0])
-            into[0], into[1], into[2] = into[0] + threads, into[1] + warps, into[2] + sectors
+            into[0], into[1], into[2] = into[0] + threads, into[1] + threads * bytes_per_lane, into[2] + sectors
 
     def value(self, quantity):
-        if quantity != "load_sectors_per_request":
+        if quantity != "load_sectors_per_128_bytes":
             return self.counts[quantity]
         sites = [s for s in self.load_sites.values() if s[1]]
         if not sites:
             return 0.0
         busiest = max(s[0] for s in sites)
-        return min(s[2] / s[1] for s in sites if s[0] == busiest)
+        return max(s[2] * 128 / s[1] for s in sites if s[0] >= busiest / 100)
 
 
 def code_map(listing, kernels):
@@ -130,7 +144,8 @@ def tallies(calls, read, code=None):
     kernel, every = Tally(), Tally()
     for call in calls:
         if not call.get("collected"):
-            return kernel, every, call.get("unavailable") or "the runner collected no evidence"
+            why = call.get("unavailable") or "the runner collected no evidence"
+            return kernel, every, PERMISSION_FIX if not_permitted(why) else why
         for name, pc, kind, bytes_per_lane, warps, threads, sectors in call.get("entries", []):
             if kind:  # the CPU backend: the access site's kind
                 family, per_lane = kind, bytes_per_lane

@@ -274,7 +274,7 @@ def main(argv):
     parser.add_argument("--ran", dest="ran", action=CheckPart,
                         help="what the kernel must have executed (technique/evidence.py)")
     parser.add_argument("--evidence", metavar="FILE",
-                        help="the evidence pass's file (labNN_evidence.json): what the graded build executed")
+                        help="the evidence pass's file (results/evidence/labNN.json): what the graded build executed")
     parser.add_argument("--needs", action="append", default=[], metavar="LABEL=TESTS",
                         help="the correctness tests a check's points need")
     parser.add_argument("--expect-fail", action="append", default=[], metavar="LABEL")

@@ -98,9 +98,10 @@ class StudentLoop(unittest.TestCase):
         self.assertRegex(table, r"lab01\s+2/18\s+2\s+0/26")
         for lab in ("lab02", "lab03", "lab06"):
             self.assertRegex(table, lab + r"\s+not run this time")
-        self.assertIn("Total: 0 / 26 points (labs run this time)", table)
+        # 26 points of tests and lab 01's technique check (what v2's loads did: none, here).
+        self.assertIn("Total: 0 / 27 points (labs run this time)", table)
         last = again.stdout.strip().splitlines()
-        self.assertIn("2 passed, 16 failed, 2 skipped", "\n".join(last[-8:]))
+        self.assertIn("2 passed, 17 failed, 2 skipped", "\n".join(last[-8:]))
         # The last line says what to do next (grader/next_step.py).
         self.assertTrue(last[-1].startswith("Next: open handouts/01-global-atomics.md and edit "
                                             "starter/lab01_global_atomics.cu"), last[-1])

@@ -61,9 +61,9 @@ class Gpu(unittest.TestCase):
         self.assertFalse(evidence.judge(PRIVATIZED, calls, [REAL], CODE)[0])
 
     def test_wide_loads_count_four_words_a_lane(self):
-        kernel, every, why = evidence.tallies([call([gpu(REAL, 0x130, 8, 256, 64)])], [REAL], CODE)
+        kernel, every, why = evidence.tallies([call([gpu(REAL, 0x130, 8, 256, 128)])], [REAL], CODE)
         self.assertEqual((why, every.value("global_load_words")), ("", 1024))
-        self.assertEqual(kernel.value("load_sectors_per_request"), 8)
+        self.assertEqual(kernel.value("load_sectors_per_128_bytes"), 4)  # 128 sectors for 4096 bytes
 
 
 class Cpu(unittest.TestCase):
@@ -84,13 +84,22 @@ class Cpu(unittest.TestCase):
                            cpu("cdf_kernel", 2, "shuffle", 0, 40, 1280)])]
         self.assertTrue(evidence.judge(scan, warp_scan, ["cdf_kernel"])[0])
 
-    def test_bytes_count_a_quarter_word_and_the_busiest_load_gives_the_sectors(self):
-        calls = [call([cpu("k", 1, "global_load", 1, 32, 1024, 32), cpu("k", 2, "global_load", 4, 32, 1024, 1024),
-                       cpu("k", 3, "global_load", 4, 1, 32, 32)])]
+    def test_bytes_count_a_quarter_word_and_the_worst_load_of_weight_gives_the_sectors(self):
+        calls = [call([cpu("k", 1, "global_load", 1, 32, 1024, 32), cpu("k", 2, "global_load", 4, 32, 1024, 128),
+                       cpu("k", 3, "global_load", 4, 1, 10, 10)])]
         kernel, every, _ = evidence.tallies(calls, ["k"])
-        self.assertEqual(every.value("global_load_words"), 256 + 1024 + 32)
-        self.assertEqual(kernel.value("load_sectors_per_request"), 1)  # the two busiest: the fewer sectors
+        self.assertEqual(every.value("global_load_words"), 256 + 1024 + 10)
+        # Bytes and words read coalesced alike: 4 sectors for 128 bytes; the 10-thread site (under
+        # 1 % of the busiest's threads, a tail) does not count.
+        self.assertEqual(kernel.value("load_sectors_per_128_bytes"), 4)
 
+    def test_a_decoy_that_loads_coalesced_more_often_hides_no_strided_load(self):
+        strided = cpu("histogram_v2_grid_stride_kernel", 1, "global_load", 4, 32, 1024, 1024)
+        decoy = cpu("warm_up_kernel", 2, "global_load", 4, 3200, 102400, 12800)
+        kernel, every, _ = evidence.tallies([call([strided, decoy])], ["histogram_v2_grid_stride_kernel"])
+        self.assertEqual(every.value("load_sectors_per_128_bytes"), 32)
+        self.assertFalse(evidence.judge("all.load_sectors_per_128_bytes <= 8", [call([strided, decoy])],
+                                        ["histogram_v2_grid_stride_kernel"])[0])
 
 class FailsClosed(unittest.TestCase):
     def test_no_evidence_or_an_uncollected_call_fails_saying_why(self):

@@ -8,9 +8,20 @@
 //                          behind the previous atomic (technique check)
 //   6 mapped_host          v3's kernel only copies the samples into mapped host memory
 //                          (cudaHostAlloc); the host counts them and copies the bins back
+//   7 decoy_same_name      v2 launches a kernel of the checked kernel's name at global scope, not
+//                          unrolled, while the lab's unrolled one is never launched (technique
+//                          check: one reading of a kernel's name reads both)
 #include "lab02_unrolling_ilp.cuh"
 
 #include <vector>
+
+// Defect 7: a kernel of the lab kernel's own name, outside namespace lab02.
+__global__ void histogram_v2_pragma_unroll_kernel(const int* d_samples, int n, int* d_bins, int samples_per_thread) {
+  const long long begin = (static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x) * samples_per_thread;
+  const long long end = begin + samples_per_thread < n ? begin + samples_per_thread : n;
+#pragma unroll 1
+  for (long long i = begin; i < end; ++i) atomicAdd(&d_bins[d_samples[i]], 1);
+}
 
 namespace lab02 {
 namespace {
@@ -107,6 +118,11 @@ void histogram_v1_slices(const int* d_samples, int n, int* d_bins, SliceLaunch l
 void histogram_v2_pragma_unroll(const int* d_samples, int n, int* d_bins, SliceLaunch launch) {
   cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
   if (n == 0) return;
+  if (kWrongCase == 7) {  // not `if constexpr`: the lab's kernel stays in the machine code, unlaunched
+    ::histogram_v2_pragma_unroll_kernel<<<blocks_for(n, launch, false), launch.threads_per_block>>>(
+        d_samples, n, d_bins, launch.samples_per_thread);
+    return;
+  }
   histogram_v2_pragma_unroll_kernel<<<blocks_for(n, launch, kWrongCase == 3), launch.threads_per_block>>>(
       d_samples, n, d_bins, launch.samples_per_thread);
 }

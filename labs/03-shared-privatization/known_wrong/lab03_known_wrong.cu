@@ -13,6 +13,12 @@
 //   9 runner_side_atomics     global atomics only where GRADER_RUNNER_SIDE is defined (the graded
 //                             runner's build), shared ones in any other compile of the file: right
 //                             answers; the technique checks must read the runner's own code
+//  10 dead_privatized_loop    v1 holds a privatized loop behind a condition that never holds (a
+//                             negative slice); a loop of global atomics does the counting: right
+//                             answers, and the machine code holds the lesson's loop (technique
+//                             checks: what ran)
+//  11 idle_checked_kernel     v2 launches its checked kernel on no samples, and another kernel
+//                             counts with global atomics: right answers (technique checks: what ran)
 #include "lab03_shared_privatization.cuh"
 
 namespace lab03 {
@@ -67,8 +73,19 @@ __global__ void histogram_v1_shared_slices_kernel(const int* d_samples, int n, i
   const long long thread = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   const long long begin = thread * samples_per_thread;
   const long long end = begin + samples_per_thread < n ? begin + samples_per_thread : n;
+  if (kWrongCase == 10 && samples_per_thread >= 0) {  // always: the privatized loop below never runs
+    for (long long i = begin; i < end; ++i) atomicAdd(&d_bins[d_samples[i]], 1);
+    return;
+  }
   for (long long i = begin; i < end; ++i) count(s_bins, d_bins, d_samples[i]);
   merge_private(s_bins, d_bins, kNumBins);
+}
+
+// Defect 11: the work, done by a kernel the technique check does not read.
+__global__ void count_everything_kernel(const int* d_samples, int n, int* d_bins) {
+  for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
+    atomicAdd(&d_bins[d_samples[i]], 1);
+  }
 }
 
 __global__ void histogram_v2_shared_grid_stride_kernel(const int* d_samples, int n, int* d_bins) {
@@ -132,6 +149,11 @@ void histogram_v1_shared_slices(const int* d_samples, int n, int* d_bins, SliceL
 void histogram_v2_shared_grid_stride(const int* d_samples, int n, int* d_bins, GridStrideLaunch launch) {
   cudaMemsetAsync(d_bins, 0, kNumBins * sizeof(int));
   if (n == 0) return;
+  if (kWrongCase == 11) {  // the checked kernel runs, on no samples; another one counts them
+    histogram_v2_shared_grid_stride_kernel<<<launch.blocks, launch.threads_per_block>>>(d_samples, 0, d_bins);
+    count_everything_kernel<<<launch.blocks, launch.threads_per_block>>>(d_samples, n, d_bins);
+    return;
+  }
   histogram_v2_shared_grid_stride_kernel<<<launch.blocks, launch.threads_per_block>>>(d_samples, n, d_bins);
 }
 

@@ -10,6 +10,9 @@
 //   8 one_level_to_black  an image of one gray level becomes black instead of staying as it is
 //   9 global_atomics      right answers, but every pixel is an atomic on the global bins (caught by
 //                         the technique check, not by a test)
+//  10 dead_warp_scan      the CDF kernel holds a warp-shuffle scan on a branch that never runs; one
+//                         thread's serial scan does the work: right answers, and the machine code
+//                         holds shuffles (caught by the technique check, on what ran)
 // Everything else is plain and correct, so only the defect can fail a test.
 #include "lab06_histogram_equalization.cuh"
 
@@ -40,6 +43,20 @@ __global__ void histogram_kernel(const std::uint8_t* d_pixels, int n, unsigned* 
 // One thread walks the 256 bins: slow and simple, and right (except for defect 5).
 __global__ void cdf_kernel(const unsigned* d_bins, unsigned* d_cdf) {
   if (kWrongCase == 1) return;
+  if (kWrongCase == 10 && blockDim.x == 32) {  // never: it is launched with one thread
+    unsigned total = 0;
+    for (int base = 0; base < kGrayLevels; base += 32) {
+      unsigned x = d_bins[base + threadIdx.x];
+      for (int offset = 1; offset < 32; offset *= 2) {
+        const unsigned up = __shfl_up_sync(0xffffffffu, x, offset);
+        if (static_cast<int>(threadIdx.x) >= offset) x += up;
+      }
+      d_cdf[base + threadIdx.x + 1] = total + x;
+      total += __shfl_sync(0xffffffffu, x, 31);
+    }
+    if (threadIdx.x == 0) d_cdf[0] = 0;
+    return;
+  }
   unsigned sum = 0;
   for (int v = 0; v < kGrayLevels; ++v) {
     if (kWrongCase == 5) sum += d_bins[v];
