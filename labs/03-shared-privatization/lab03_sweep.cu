@@ -1,4 +1,4 @@
-// Handout questions 2.4, 2.6, 5.2 and 6: time every privatized kernel of the graded submission on
+// Handout questions 2.4, 5.2, 6 and 8: time every privatized kernel of the graded submission on
 // this GPU over several launch shapes, on uniform and on all-equal inputs, next to the grader's
 // global-atomics baseline and the streaming-read yardstick; every result is checked. --csv=FILE
 // also writes the table as CSV for grader/bench/plot_sweeps.py.
