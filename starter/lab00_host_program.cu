@@ -5,6 +5,7 @@
 //                             data/histogram.py's format, then the kernel's time
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <vector>
 

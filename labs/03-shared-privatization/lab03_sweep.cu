@@ -1,4 +1,4 @@
-// Handout questions 2.4, 2.6, 5.2 and 6: time every privatized kernel of the graded submission on
+// Handout questions 2.4, 5.2, 6 and 8: time every privatized kernel of the graded submission on
 // this GPU over several launch shapes, on uniform and on all-equal inputs, next to the grader's
 // global-atomics baseline and the streaming-read yardstick; every result is checked. --csv=FILE
 // also writes the table as CSV for grader/bench/plot_sweeps.py.
@@ -100,11 +100,12 @@ void sweep_1024_bins(bool all_equal, const Sweep& sweep) {
         [&] { lab03::histogram_v1_shared_slices(d_samples.data(), n, d_bins.data(), launch); },
         baseline.time_ms.median);
   }
-  // The French course document's six launch shapes of its shared-memory kernel (question 2.4):
-  // 2048 blocks of 512 x 32, 2048 of 256 x 64, 2048 of 128 x 128, 4096 of 256 x 32, 4096 of
-  // 128 x 64 and 8192 of 64 x 64 samples, for its 2^25 samples.
-  const std::vector<lab03::SliceLaunch> course_shapes = {{512, 32}, {256, 64}, {128, 128},
-                                                         {256, 32}, {128, 64}, {64, 64}};
+  // The French course document's six launch shapes of its shared-memory kernel (question 2.4),
+  // read as its first table reads them, grid | block | slice: 2048 blocks of 32 threads x 512
+  // samples, 2048 of 64 x 256, 2048 of 128 x 128, 4096 of 32 x 256, 4096 of 64 x 128 and 8192 of
+  // 64 x 64, for its 2^25 samples. {threads per block, samples per thread}; the grid follows.
+  const std::vector<lab03::SliceLaunch> course_shapes = {{32, 512}, {64, 256}, {128, 128},
+                                                         {32, 256}, {64, 128}, {64, 64}};
   for (const lab03::SliceLaunch& launch : course_shapes) {
     row(sweep, "v1, the course's shapes", "1024 bins", shape_of(launch, n), data, bytes, expected, d_bins,
         [&] { lab03::histogram_v1_shared_slices(d_samples.data(), n, d_bins.data(), launch); },
