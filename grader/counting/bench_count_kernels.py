@@ -2,7 +2,7 @@
 """How long the CPU backend's counting mode takes to count every kernel of each lab, on one core:
 the issue's input sizes (2^16 samples; 2^16 elements for the scans; a 256 x 256 image for lab 06),
 the solutions. Builds first (not timed), then runs each lab's count program pinned to one CPU
-(taskset) and prints wall and CPU seconds, beside the same driver without counting. A benchmark,
+(taskset) and prints wall and CPU seconds, beside the same count program without counting. A benchmark,
 not a test: the figures depend on the machine.
 
   python3 grader/counting/bench_count_kernels.py [--build-dir build] [--submission solutions] [--repeat 3]"""
@@ -20,6 +20,7 @@ if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
         os.environ, PYTHONPATH=os.pathsep.join(filter(None, [GRADER, os.environ.get("PYTHONPATH")]))))
 
 from counting import count_kernels, programs  # noqa: E402
+from runs import labs as lab_list  # noqa: E402
 
 
 def timed(program, counts):
@@ -44,7 +45,7 @@ def main():
     options = parser.parse_args()
     count_kernels.ensure_build_dir(options.build_dir)
     print(f"{'lab':<5} {'launches':>8} {'counting wall s':>16} {'counting CPU s':>15} {'plain wall s':>13}  (best of {options.repeat}, one core)")
-    for lab in ['01', '02', '03', '04', '05', '06']:
+    for lab in lab_list.kernel_lab_numbers():
         source = count_kernels.submission_file(lab, options.submission, None)
         counted = programs.build(options.build_dir, lab, source, counting=True)
         plain = programs.build(options.build_dir, lab, source, counting=False)

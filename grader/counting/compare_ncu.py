@@ -50,6 +50,7 @@ if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
 
 import toolchain  # noqa: E402
 from counting import count_kernels, metrics, ncu, occupancy, programs, shared_codegen  # noqa: E402
+from runs import labs as lab_list  # noqa: E402
 
 SKIP = 77
 ROOT = programs.ROOT
@@ -213,7 +214,7 @@ def profile(ncu_path, program, ncu_metrics, n):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--build-dir', default=os.path.join(ROOT, 'build'))
-    parser.add_argument('--labs', default=f'00,01,02,03,04,05,06,{programs.YARDSTICKS}')
+    parser.add_argument('--labs', default=','.join([lab.number for lab in lab_list.discover_labs()] + [programs.YARDSTICKS]))
     parser.add_argument('--ncu')
     parser.add_argument('--arch', help='compute capability to build for (default: the first GPU)')
     parser.add_argument('--n', type=int, default=65536)

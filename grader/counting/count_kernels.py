@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """What Nsight Compute would count for a lab's kernels, counted on the CPU (no GPU needed): the CPU
 backend's counting mode (grader/cpu_backend/README.md, "Counting mode"). Builds the lab's count
-driver (labs/NN-*/labNN_count.cu) with the chosen lab file, runs each graded function once on
+program (labs/NN-*/labNN_count.cu) with the chosen lab file, runs each graded function once on
 a seeded input, and prints per launch: global load/store requests and sectors per request, shared
 load/store wavefronts and bank conflicts, atomics and the distinct addresses per warp-level
 atomic, warp instructions and their active lanes, barriers, and the theoretical occupancy on a
@@ -13,7 +13,7 @@ named GPU; --sites adds the same per source line.
 
 --build-dir: a meson build folder whose CPU backend is built (a CPU build, or a cuda build with
 project tests; configured with `meson setup BUILD -Dkernel_backend=cpu` if it does not exist).
-Exit status: 0, 1 a launch faulted or the driver failed, 2 usage or build error."""
+Exit status: 0, 1 a launch faulted or the count program failed, 2 usage or build error."""
 import argparse
 import json
 import os

@@ -1,7 +1,7 @@
 // What every lab's count program shares (grader/counting/count_kernels.py builds them): options,
 // inputs made from a seed, device buffers, and the loop that runs each graded function once and
 // prints a checksum of what it wrote. The same file compiles with nvcc, so that
-// compare_counters_ncu.py can run the very same launches under Nsight Compute on a GPU.
+// compare_ncu.py can run the very same launches under Nsight Compute on a GPU.
 //   labNN_count [--n=65536] [--input=uniform|equal|ramp] [--seed=1] [--only=NAME]
 #pragma once
 #include <cuda_runtime.h>

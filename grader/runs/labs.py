@@ -52,3 +52,11 @@ def select_labs(labs, spec):
             raise ValueError(f"--labs: no lab {w!r} (labs found: {known})")
         chosen += [lab for lab in match if lab not in chosen]
     return chosen
+
+
+def kernel_lab_numbers(root=ROOT):
+    """The numbers of the labs whose lessons are kernels, in labs/labs.txt's order: those with a
+    counters.json (the counts their Why lines compare, grader/explain/); lab 00, a host program,
+    has none."""
+    return [lab.number for lab in discover_labs(root)
+            if os.path.isfile(os.path.join(root, "labs", lab.folder, "counters.json"))]

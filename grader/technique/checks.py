@@ -1,5 +1,5 @@
 """A technique check: what a loop of a kernel (or the whole kernel) must hold, checked on the
-kernels read from a listing (kernel_listing.py), and how a check is given on inspect_kernels.py's
+kernels read from a listing (counting/listing.py), and how a check is given on inspect_kernels.py's
 command line (--check LABEL --kernel KERNEL --requires REQUIREMENTS [--hint HINT])."""
 import argparse
 import re

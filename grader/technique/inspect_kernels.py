@@ -60,7 +60,7 @@ if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
     os.execve(sys.executable, [sys.executable] + sys.argv, dict(
         os.environ, PYTHONPATH=os.pathsep.join(filter(None, [GRADER, os.environ.get("PYTHONPATH")]))))
 
-# Reading the listings into kernels, instruction families and loops: kernel_listing.py, beside this;
+# Reading the listings into kernels, instruction families and loops: counting/listing.py;
 # the machine code of a built executable: sass.py.
 from counting.listing import (DERIVED, FAMILIES, READABLE, Loop, find_kernel,  # noqa: E402, F401
                                   find_kernels, find_loops, innermost, parse_ptx, parse_sass, show)

@@ -1,5 +1,5 @@
 // Lab 00's program, for the counting mode and ncu (count_program.cuh): the lab file is a whole
-// program, built with its main() renamed lab00_program_main (counting_build.driver_target), and
+// program, built with its main() renamed lab00_program_main (counting/programs.py, LAB_FILE_DEFINES), and
 // run once on a samples file written from the seeded input.
 #include <unistd.h>
 
