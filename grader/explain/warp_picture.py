@@ -4,7 +4,7 @@
 banks (bank = (byte offset / 4) % 32; lanes on one bank at different words drawn in red, "N-way
 conflict"), for global memory the distinct 32-byte sectors (address // 32, numbered from the
 first). The trace is the counting mode's (grader/cpu_backend/README.md, "Counting mode": the
-JSON's 'trace', from tools.count_kernels.count(..., trace=...)); plain SVG, no plotting library.
+JSON's 'trace', from counting.count_kernels.count(..., trace=...)); plain SVG, no plotting library.
 
   python3 grader/explain/warp_picture.py --lab 04 --trace histogram_v2_banks[:BLOCK:WARP]
       [--submission solutions|starter|DIR] [--known-wrong N] [--n 4096] [--out FILE.svg]
