@@ -49,7 +49,9 @@ OPERATORS = {">=": lambda a, b: a >= b, "<=": lambda a, b: a <= b, ">": lambda a
 PERMISSION_FIX = ("the GPU driver keeps performance counters to administrators (ERR_NVGPUCTRPERM), so "
                   "the technique checks cannot see what the kernels executed: an administrator can lift "
                   "it with the driver option NVreg_RestrictProfilingToAdminUsers=0 "
-                  "(https://developer.nvidia.com/ERR_NVGPUCTRPERM), or grade as root")
+                  "(https://developer.nvidia.com/ERR_NVGPUCTRPERM), or grade as root; until then the check "
+                  "earns nothing, and the Why lines (the CPU model: grade.py --explain labNN) show what "
+                  "your kernels do")
 
 
 def not_permitted(why):

@@ -108,6 +108,13 @@ class FailsClosed(unittest.TestCase):
         self.assertFalse(ok)
         self.assertIn("no CUPTI", message)
 
+    def test_counters_kept_from_users_fail_saying_how_to_lift_it(self):
+        refused = call([], collected=False, unavailable="cuptiSassMetricsSetConfig: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES")
+        ok, message = evidence.judge(PRIVATIZED, [refused], ["k"])
+        self.assertFalse(ok)
+        self.assertIn("NVreg_RestrictProfilingToAdminUsers=0", message)
+        self.assertIn("CPU model", message)
+
     def test_a_malformed_requirement_is_refused(self):
         for bad in ("kernel.shared_atomic >= lots", "loop.shuffle >= 1", "kernel.flops >= 1"):
             with self.assertRaises(evidence.EvidenceError):
