@@ -22,6 +22,7 @@ LABS = ['01', '02', '03', '04', '05', '06']
 DEFAULT = ('uniform', 1)
 OTHER_INPUTS = [('equal', 1), ('ramp', 1), ('uniform', 2)]
 KEYS = {'counter', 'slack', 'floor', 'question', 'fix'}
+SITE_KEYS = {'difference', 'space', 'function', 'question', 'fix'}
 # Each slow variant: its patch under solutions/slow/ and the function (version) it slows down.
 SLOW_VARIANTS = {
     'lab01-v2-chunks': 'histogram_v2_grid_stride',
@@ -100,14 +101,17 @@ class Declarations(unittest.TestCase):
         for lab in LABS:
             with self.subTest(lab=lab):
                 found = declarations(lab)
-                self.assertEqual(set(found), {'about', 'versions'})
+                self.assertEqual(set(found), {'about', 'arrays', 'sites', 'versions'})
                 self.assertTrue(found['about'].strip())
+                for entry in found['sites'] + [e for v in found['versions'] for e in v.get('sites', [])]:
+                    self.assertLessEqual(set(entry), SITE_KEYS, entry)
+                    self.assertIn(entry['question'], handout_questions(lab), entry)
                 functions = [v['function'] for v in found['versions']]
                 self.assertEqual(sorted(functions), sorted(driver_functions(lab)),
                                  'one entry per function the count program runs')
                 questions = handout_questions(lab)
                 for version in found['versions']:
-                    self.assertEqual(set(version) - {'speed_tests'}, {'function', 'version', 'watch'})
+                    self.assertEqual(set(version) - {'speed_tests', 'sites'}, {'function', 'version', 'watch'})
                     self.assertTrue(1 <= len(version['watch']) <= 3, version['function'])
                     for watch in version['watch']:
                         where = f"{version['function']} {watch.get('counter')}"
