@@ -7,14 +7,16 @@
     python3 grader/grade.py --input-seed 12345   other generated inputs (the data file stays)
     python3 grader/grade.py --explain lab04:v2   why a kernel is slow: its counters beside the
                                                  reference's, and one warp's accesses drawn
-    python3 grader/grade.py --verbose            meson's and ninja's output as they build
+    python3 grader/grade.py --labs 03 --technique  each technique check, whole
+    python3 grader/grade.py --verbose            the full view: meson's and ninja's output, three
+                                                 failures a lab, every technique check
     python3 grader/grade.py --project-tests      the project's own tests (unit, data, CPU backend,
                                                  self-tests: solutions pass, starter caught)
 
 It installs meson, ninja and numpy into .venv when they are missing (from requirements.txt),
 configures a build directory (build/ for grading, build-project/ for the project tests), compiles
 (one progress line; the logs are in BUILD/meson-logs/), grades, and prints the score table
-(grader/report.py). The kernel backend is chosen at
+(grader/report.py), each line fitted to the terminal's width. The kernel backend is chosen at
 configure time: cuda when an NVIDIA GPU and nvcc are found, else the CPU backend.
 
 Exit status: 0 all tests passed, 1 some failed, 2 setup or build error.
@@ -251,8 +253,11 @@ def main():
                         help="grade without counting the kernels (no explanation lines)")
     parser.add_argument("--project-tests", action="store_true",
                         help="run the project's own tests instead of grading a submission")
+    parser.add_argument("--technique", action="store_true",
+                        help="show each technique check, its verdict and its advice, whole")
     parser.add_argument("--verbose", action="store_true",
-                        help="meson's and ninja's output as they build, not one progress line")
+                        help="the full view: meson's and ninja's output as they build, the first "
+                             "three failures of each lab with their hints, every technique check")
     args = parser.parse_args()
 
     submission = args.submission
@@ -313,11 +318,17 @@ def main():
     with open(os.path.join(results_dir, "run.json"), "w") as f:
         json.dump({"labs_run": labs, "all_labs": all_labs, "submission": submission}, f)
     report = [sys.executable, os.path.join(ROOT, "grader", "report.py"), build_dir]
-    code = run_grouped(report, cwd=ROOT).returncode
+    code = run_grouped(report + ["--verbose"] * args.verbose + ["--technique"] * args.technique,
+                       cwd=ROOT).returncode
     # Then the .venv advice, the optional tools missing, and last what to do next (next_step.py).
     import next_step
     in_venv = os.path.abspath(sys.executable).startswith(VENV + os.sep)
-    print("\n".join(next_step.closing_lines(ROOT, build_dir, submission, in_venv, nvcc)), flush=True)
+    closing = next_step.closing_lines(ROOT, build_dir, submission, in_venv, nvcc, short=not args.verbose)
+    for line in closing:
+        if args.verbose:
+            print(line, flush=True)
+        else:
+            terminal.say(line)
     return code
 
 

@@ -14,6 +14,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 
+import terminal
 from runs import checker, evidence_pass, harness, progress, results, scoring
 from runs.processes import run_grouped
 
@@ -123,7 +124,8 @@ class LabRun:
         self.command, self.cwd = list(checker_wrapper) + self.settings.command(), os.getcwd()
         self.env = dict(os.environ, **self.settings.environment())
         self.table, self.headline = points_table(self.command, self.env, self.cwd)
-        self.progress = progress.LabProgress(settings.lab, len(self.table), timeout_s)
+        # Its lines fitted to the terminal, as every line grade.py prints (terminal.py).
+        self.progress = progress.LabProgress(settings.lab, len(self.table), timeout_s, write=terminal.say)
         self.outcomes, self.attempts, self.hello = {}, [], None
 
     def run(self, speed=None, only=None):
