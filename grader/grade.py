@@ -219,7 +219,7 @@ def grade_labs(build_dir, labs, timeout_s, submission=None):
         # the runner's machine code and that evidence; the score table shows each verdict and hint).
         student_runs.run_evidence(tests, results_dir, runs)
         print(f"Technique checks of {', '.join(sorted({c.split()[0] for c in checks}))} ...", flush=True)
-        run_checks()
+        terminal.ticking("technique checks", run_checks)  # a line every 8 s while they run
     student_runs.gate_checks(results_dir, labs)
     if submission and not STOP.is_set():
         # After every timed round: the kernels' counters beside the references' (grader/explain/).

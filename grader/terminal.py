@@ -2,7 +2,8 @@
 (shutil.get_terminal_size: the COLUMNS variable, the terminal, else 80), or cut after a word with
 "…"; never cut inside a word (a single word wider than the line is left whole). And one progress
 line that rewrites itself on a terminal (elsewhere, a line at most every TICK_S seconds), said
-again at least every TICK_S seconds while nothing moves: a student never waits 10 s without a line.
+again at least every TICK_S seconds while nothing moves, and ticking() for a step without lines of
+its own: a student never waits 10 s without a line.
 """
 import shutil
 import sys
@@ -63,6 +64,28 @@ def say(text="", indent="", hanging="  ", most=None, stream=None):
         for line in wrap(paragraph, None, indent + lead, hanging, most) if paragraph.strip() else [""]:
             print(line, file=stream)
     stream.flush()
+
+
+def ticking(what, work, every_s=TICK_S, write=None):
+    """Runs work() and prints "  WHAT: N s ..." every `every_s` seconds until it returns; returns
+    its value (an exception it raises is raised here)."""
+    write = write or (lambda line: print(line, flush=True))
+    done, value = threading.Event(), {}
+
+    def target():
+        try:
+            value["result"] = work()
+        except BaseException as error:  # noqa: BLE001 - raised again below, in the caller's thread
+            value["error"] = error
+        finally:
+            done.set()
+    started = time.monotonic()
+    threading.Thread(target=target, daemon=True).start()
+    while not done.wait(every_s):
+        write(f"  {what}: {time.monotonic() - started:.0f} s ...")
+    if "error" in value:
+        raise value["error"]
+    return value.get("result")
 
 
 class Progress:

@@ -5,6 +5,7 @@ terminal, a line at most every few seconds elsewhere, and said again while nothi
 compile's log shown with the compiler's message first and without its step lines.
 Run: PYTHONPATH=grader python3 grader/tests/test_terminal.py"""
 import io
+import time
 import unittest
 
 import build_steps
@@ -78,6 +79,17 @@ class ProgressLine(unittest.TestCase):
         line.tick()
         self.assertEqual(len(out.getvalue().splitlines()), 2)
         self.assertEqual(out.getvalue().splitlines()[-1], "Build: 3/9 steps, the CPU backend (8 s)")
+
+
+class Ticking(unittest.TestCase):
+    def test_a_step_without_lines_of_its_own_gets_one_every_few_seconds(self):
+        said = []
+        self.assertEqual(terminal.ticking("technique checks", lambda: time.sleep(0.25) or 7, every_s=0.1,
+                                          write=said.append), 7)
+        self.assertGreaterEqual(len(said), 1)
+        self.assertTrue(said[0].startswith("  technique checks: 0 s"))
+        with self.assertRaises(ZeroDivisionError):
+            terminal.ticking("x", lambda: 1 / 0, write=said.append)
 
 
 class CompileLog(unittest.TestCase):
