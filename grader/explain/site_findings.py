@@ -26,16 +26,17 @@ ATTRIBUTION = {
 KIND_WORDS = {'global_load': ('a global load', 'global loads'), 'global_store': ('a global store', 'global stores'),
               'global_atomic': ('a global atomic', 'global atomics'),
               'shared_load': ('a shared load', 'shared loads'), 'shared_store': ('a shared store', 'shared stores'),
-              'shared_atomic': ('a shared atomic', 'shared atomics')}
+              'shared_atomic': ('a shared atomic', 'shared atomics'), 'shuffle': ('a warp shuffle', 'warp shuffles')}
 OTHER_SPACE = {'global': 'shared', 'shared': 'global'}
 
 
 def space(access):
-    return access['kind'].split('_')[0]
+    """'global', 'shared', or 'warp' for a shuffle (no memory)."""
+    return access['kind'].split('_')[0] if '_' in access['kind'] else 'warp'
 
 
 def op(access):
-    return access['kind'].split('_')[1]
+    return access['kind'].split('_')[1] if '_' in access['kind'] else access['kind']
 
 
 def roles(student, reference, arrays):
@@ -192,6 +193,16 @@ def _missing_elsewhere(group, student, reference, known):
             f"{count(_sum(theirs, 'requests'), 'request')})")
 
 
+def _shuffles_missing(student, reference):
+    """"; the reference's warps exchange values with shuffles, which yours lack (...)" where the
+    reference makes warp shuffles and the student's kernel less than half as many."""
+    theirs = [r for r in reference if r['kind'] == 'shuffle']
+    if not theirs or _sum([a for a in student if a['kind'] == 'shuffle'], 'requests') * 2 >= _sum(theirs, 'requests'):
+        return ''
+    return (f"; its warps exchange values with shuffles, which yours lack ({named(busiest(theirs))}, "
+            f"{count(_sum(theirs, 'requests'), 'request')})")
+
+
 def _compare(group, role, reference, known, measure, ratio, version):
     """(difference, the words on the reference's side) for the student's accesses of one role."""
     kinds = {a['kind'] for a in group}
@@ -271,6 +282,7 @@ def version_findings(version, entries, known, student, reference, counter_findin
             continue
         difference, said = _compare(group, role, reference, known, measure, ratio, name)
         said += _missing_elsewhere(group, student, reference, known) if difference == 'same' else ''
+        said += _shuffles_missing(student, reference) if space(group[0]) == 'shared' else ''
         entry = declared_entry(entries, difference, group) if difference in ('other-array', 'other-access') \
             else {'question': finding['question'], 'fix': finding['fix'], 'watched': True}
         found.append(dict(finding, **_finding(name, finding['counter'], difference, group, group, said, entry,

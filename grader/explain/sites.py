@@ -4,7 +4,8 @@ expression the source line holds, and the sites of one line, kind and expression
 one *access*. Site-attributed findings (explain/site_findings.py) compare a student's accesses
 with the reference's. How an expression is recovered: grader/explain/README.md, "Sites".
 
-An access: {'file', 'line', 'kind' ('global_load', ..., 'shared_atomic'), 'expression' (the
+An access: {'file', 'line', 'kind' ('global_load', ..., 'shared_atomic', 'shuffle': a warp
+shuffle, no memory access, named by its `__shfl_*_sync(...)` call), 'expression' (the
 subscript as written, or None), 'array' (its base name, or None), 'update' (True: the target of
 a plain read-modify-write on that line, `x[e]++`, `x[e] += v`, `x[e] = x[e] + v`), 'statement'
 (the line's code), 'note' (why no finer line), and the summed figures: requests, lanes, sectors,
@@ -13,7 +14,9 @@ import os
 import re
 
 FIGURES = ('requests', 'lanes', 'sectors', 'wavefronts', 'bank_conflicts', 'distinct_addresses')
-KINDS = ('global_load', 'global_store', 'global_atomic', 'shared_load', 'shared_store', 'shared_atomic')
+KINDS = ('global_load', 'global_store', 'global_atomic', 'shared_load', 'shared_store', 'shared_atomic',
+         'shuffle')
+SHUFFLE_CALL = re.compile(r'\b__shfl\w*\s*\(')
 NAME = re.compile(r'[A-Za-z_]\w*(?:\s*(?:\.|->)\s*[A-Za-z_]\w*)*')
 ATOMIC_CALL = re.compile(r'\batomic\w*\s*\(')
 SHARED_DECLARATION = re.compile(r'__shared__[^;]*?\b([A-Za-z_]\w*)\s*(?:\[|;|=)')
@@ -231,6 +234,17 @@ def name_line(by_op, code, shared):
     return named
 
 
+def shuffle_calls(by_op, code):
+    """A line's warp shuffles (the counting mode's 'shuffle' sites, no memory access): each named
+    by the line's first __shfl_*_sync call, as written."""
+    call = SHUFFLE_CALL.search(code)
+    if not call:
+        return {}
+    text = code[call.start():_closing(code, call.end() - 1)]
+    return {id(site): (call.start(), call.start() + len(text), text, None, False)
+            for sites in by_op.values() for site in sites}
+
+
 def accesses(launches, sources=None, root=None):
     """{function (the launch's label): [access]} of the counting mode's launch records."""
     sources = sources or Sources()
@@ -241,13 +255,13 @@ def accesses(launches, sources=None, root=None):
             where = LOCATION.match(site['location'])
             path, line, note = (where.group(1), int(where.group(2)), where.group(3)) if where else \
                 (site['location'], 0, None)
-            space, op = site['kind'].split('_')
+            space, op = site['kind'].split('_') if '_' in site['kind'] else ('warp', site['kind'])
             lines_of.setdefault((path, line, note, space), {}).setdefault(op, []).append(site)
         summed = per_function.setdefault(launch['label'], {})
         for (path, line, note, space), by_op in lines_of.items():
             text, shared = sources.lines(path)
             code = _strip_comment(text[line - 1]) if 0 < line <= len(text) else ''
-            named = {} if note else name_line(by_op, code, shared)
+            named = {} if note else shuffle_calls(by_op, code) if space == 'warp' else name_line(by_op, code, shared)
             for site in (s for sites in by_op.values() for s in sites):
                 candidate = named.get(id(site))
                 key = (path, line, site['kind'], candidate[2] if candidate else None)

@@ -35,6 +35,11 @@ class Candidates(unittest.TestCase):
         self.assertEqual((named[id(sample)][2], named[id(bin_read)][2], named[id(bin_write)][2]),
                          ('d_samples[i]', 'd_bins[d_samples[i]]', 'd_bins[d_samples[i]]'))
 
+    def test_a_shuffle_is_named_by_its_call(self):
+        shuffle = {'location': '/x/lab.cu:2', 'kind': 'shuffle', 'pc': '0x1', 'requests': 10, 'lanes': 320}
+        named = sites.shuffle_calls({'shuffle': [shuffle]}, 'const int b = __shfl_up_sync(kFullMask, v, o);')
+        self.assertEqual(named[id(shuffle)][2], '__shfl_up_sync(kFullMask, v, o)')
+
     def test_a_line_is_in_the_function_whose_braces_hold_it(self):
         text = ['__global__ void __launch_bounds__(f(4))', '    kernel(int* d) {', '  d[0] = 1;', '}',
                 '__device__ int scan(int v) {', '  return v;', '}', 'int x[4];']
