@@ -193,24 +193,24 @@ def grade_labs(build_dir, labs, timeout_s, submission=None):
     if workers > 1:
         # On a GPU: the tests that time nothing, `workers` labs at once, then each lab's speed tests
         # with the GPU to themselves (a lab's run is its own processes either way).
-        print(f"Grading {', '.join(labs)}: {workers} labs at a time, then the speed tests one lab "
-              f"at a time ...", flush=True)
+        terminal.say(f"Grading {', '.join(labs)}: {workers} labs at a time, then the speed tests one "
+                     f"lab at a time ...")
 
         def first_phase(lab):
             runs[lab] = student_runs.LabRun(programs[lab], timeout_s)
             runs[lab].run(speed=False)
             if not STOP.is_set():  # after Ctrl-C, its one line alone
-                print(f"  {lab}: {len(runs[lab].outcomes)}/{len(runs[lab].table)} tests run", flush=True)
+                terminal.say(f"  {lab}: {len(runs[lab].outcomes)}/{len(runs[lab].table)} tests run")
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             for done in [pool.submit(first_phase, lab) for lab in labs]:
                 done.result()
         for lab in labs:
             if any(kind == "speed" for _, _, _, kind, _ in runs[lab].table):
-                print(f"Timing {lab} ...", flush=True)
+                terminal.say(f"Timing {lab} ...")
             runs[lab].run()
     for lab in labs:
         if workers == 1:
-            print(f"Grading {lab} ...", flush=True)
+            terminal.say(f"Grading {lab} ...")
             runs[lab] = student_runs.LabRun(programs[lab], timeout_s)
             runs[lab].run()
         results.write(results_dir, *runs[lab].document())
@@ -218,7 +218,7 @@ def grade_labs(build_dir, labs, timeout_s, submission=None):
         # After every timed round: what the checked kernels executed, then the checks (they read
         # the runner's machine code and that evidence; the score table shows each verdict and hint).
         student_runs.run_evidence(tests, results_dir, runs)
-        print(f"Technique checks of {', '.join(sorted({c.split()[0] for c in checks}))} ...", flush=True)
+        terminal.say(f"Technique checks of {', '.join(sorted({c.split()[0] for c in checks}))} ...")
         terminal.ticking("technique checks", run_checks)  # a line every 8 s while they run
     student_runs.gate_checks(results_dir, labs)
     if submission and not STOP.is_set():

@@ -71,7 +71,7 @@ def run_evidence(build, results_dir, runs):
         if not evidence_pass.passed(run.outcomes, needed):
             run.evidence(results_dir, check_tests)  # nothing passed to run again: no line to say so
             continue
-        print(f"Evidence for {lab}'s technique checks (what its kernels executed) ...", flush=True)
+        terminal.say(f"Evidence for {lab}'s technique checks (what its kernels executed) ...")
         terminal.ticking(f"{lab} evidence", lambda: run.evidence(results_dir, check_tests))
 
 

@@ -3,9 +3,9 @@ round), each graded lab's counters are counted (explanations.py; the GPU's too o
 gpu_counters.py) and attached to its results file, which report.py then reads."""
 import os
 import subprocess
-import threading
 import time
 
+import terminal
 import toolchain
 from explain import declarations, explanations, gpu_counters
 from runs import results
@@ -16,22 +16,7 @@ TICK_S = 8  # a student never waits 10 s without a line
 
 def with_ticks(what, work):
     """Runs work() and prints a line every TICK_S seconds until it returns; returns its value."""
-    done, value = threading.Event(), {}
-
-    def target():
-        try:
-            value['result'] = work()
-        except BaseException as error:  # noqa: BLE001 - re-raised below, in the caller's thread
-            value['error'] = error
-        finally:
-            done.set()
-    started = time.monotonic()
-    threading.Thread(target=target, daemon=True).start()
-    while not done.wait(TICK_S):
-        print(f"  {what}: {time.monotonic() - started:.0f} s ...", flush=True)
-    if 'error' in value:
-        raise value['error']
-    return value['result']
+    return terminal.ticking(what, work, TICK_S)
 
 
 def reference_on_gpu(number, arch, nvcc, build_dir):
@@ -73,8 +58,7 @@ def explain_labs(build_dir, results_dir, labs, submission, gpu):
             # costs no counting time.
             results.attach_counters(results_dir, lab, explanations.not_counted('no version passes its tests yet'))
             continue
-        print(f"Counting {lab}'s kernels (the CPU backend's counting mode{', then the GPU' if gpu else ''}) ...",
-              flush=True)
+        terminal.say(f"Counting {lab}'s kernels (the CPU backend's counting mode{', then the GPU' if gpu else ''}) ...")
         section = count_lab(number, submission, build_dir, gpu, arch, nvcc)
         if section.pop('machine', False):
             machine_problem = section['reason']
