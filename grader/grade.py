@@ -7,12 +7,16 @@
     python3 grader/grade.py --input-seed 12345   other generated inputs (the data file stays)
     python3 grader/grade.py --explain lab04:v2   why a kernel is slow: its counters beside the
                                                  reference's, and one warp's accesses drawn
+    python3 grader/grade.py --labs 03 --technique  each technique check, whole
+    python3 grader/grade.py --verbose            the full view: meson's and ninja's output, three
+                                                 failures a lab, every technique check
     python3 grader/grade.py --project-tests      the project's own tests (unit, data, CPU backend,
                                                  self-tests: solutions pass, starter caught)
 
 It installs meson, ninja and numpy into .venv when they are missing (from requirements.txt),
-configures a build directory (build/ for grading, build-project/ for the project tests), compiles,
-runs `meson test`, and prints the score table (grader/report.py). The kernel backend is chosen at
+configures a build directory (build/ for grading, build-project/ for the project tests), compiles
+(one progress line; the logs are in BUILD/meson-logs/), grades, and prints the score table
+(grader/report.py), each line fitted to the terminal's width. The kernel backend is chosen at
 configure time: cuda when an NVIDIA GPU and nvcc are found, else the CPU backend.
 
 Exit status: 0 all tests passed, 1 some failed, 2 setup or build error.
@@ -22,13 +26,15 @@ import concurrent.futures
 import json
 import os
 import shutil
-import subprocess
 import sys
 import venv
 
+import terminal  # noqa: E402  (grader/terminal.py: lines to the terminal's width, the progress line)
 import toolchain  # noqa: E402  (grader/toolchain.py: meson's version, python3-venv, the CUDA toolkit)
+import build_steps  # noqa: E402  (grader/build_steps.py: meson setup and compile, one progress line)
+from build_steps import compile_build, configure, configured_options, grading_targets, run  # noqa: E402
 from runs import results  # noqa: E402  (grader/runs/results.py: the one writer of a lab's results)
-from runs.processes import REGISTRY, STOP, interrupt_stops_everything, kill_group, run_grouped  # noqa: E402
+from runs.processes import STOP, interrupt_stops_everything, run_grouped  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VENV = os.path.join(ROOT, ".venv")
@@ -74,27 +80,6 @@ def ensure_tools(script=None):
     os.execve(venv_python, [venv_python, os.path.abspath(script or __file__)] + sys.argv[1:], env)
 
 
-def run(command, **kwargs):
-    print("$ " + " ".join(command), flush=True)
-    return run_grouped(command, cwd=ROOT, **kwargs).returncode
-
-
-def read_build_info(build_dir, what):
-    """A configured build's meson-info/intro-WHAT.json, or None before the first configure."""
-    try:
-        with open(os.path.join(build_dir, "meson-info", f"intro-{what}.json"), encoding="utf-8") as f:
-            return json.load(f)
-    except (OSError, ValueError):
-        return None
-
-
-def configured_options(build_dir):
-    """The user options of an existing build as -D strings ({} when there is none)."""
-    options = read_build_info(build_dir, "buildoptions") or []
-    return {o["name"]: (str(o["value"]).lower() if isinstance(o["value"], bool) else str(o["value"]))
-            for o in options if o.get("section") == "user"}
-
-
 def labs_option(asked, configured, submission):
     """-Dlabs: the labs asked for, plus those the build already has whose file the submission
     holds. A build's labs only grow, so regrading one lab reconfigures nothing and `meson test
@@ -108,66 +93,6 @@ def labs_option(asked, configured, submission):
     kept = [lab for lab in labs if lab.name in asked or (lab.name in had and os.path.isfile(
         os.path.join(submission, lab.submission_file)))]
     return "all" if len(kept) == len(labs) else ",".join(lab.number for lab in kept)
-
-
-def configure(build_dir, options):
-    """meson setup; meson setup --reconfigure when the build exists and an option changed (not
-    `meson configure`, which leaves the build's record of targets stale until ninja runs: the
-    labs grading_targets then reads would be the old ones); else nothing."""
-    flags = [f"-D{key}={value}" for key, value in options.items()]
-    if os.path.exists(os.path.join(build_dir, "meson-private", "coredata.dat")):
-        configured = configured_options(build_dir)
-        if all(configured.get(key) == str(value) for key, value in options.items()):
-            return 0
-        return run(["meson", "setup", "--reconfigure", build_dir] + flags)
-    return run(["meson", "setup", build_dir] + flags)
-
-
-def grading_targets(build_dir, labs):
-    """The targets that grading `labs` needs: what their graded tests depend on (labs/meson.build
-    lists the runner, the checker, the data). A lab not asked for is not compiled, so its
-    unfinished file cannot stop the others' grading. None (compile all) without the build's record."""
-    tests, targets = read_build_info(build_dir, "tests"), read_build_info(build_dir, "targets")
-    if tests is None or targets is None:
-        return None
-    names = {target["id"]: target["name"] for target in targets}
-    wanted = set()
-    for test in tests:
-        suites = {suite.split(":")[-1] for suite in test["suite"]}
-        if "grade" in suites and suites & set(labs):
-            wanted |= {names[target] for target in test["depends"] if target in names}
-    return sorted(wanted)
-
-
-def compile_build(build_dir, targets=None):
-    """meson compile of `targets` (None: all); its output kept in meson-logs/compile-log.txt (a
-    project test reads it for warnings from the grader's own files). On a terminal ninja's
-    "[n/N] Compiling ..." lines overwrite each other, as ninja does itself; compiler messages are
-    shown whole."""
-    command = ["meson", "compile", "-C", build_dir] + (targets or [])
-    print("$ " + " ".join(command), flush=True)
-    terminal, pending = sys.stdout.isatty(), False
-    with open(os.path.join(build_dir, "meson-logs", "compile-log.txt"), "w") as log:
-        # In a process group of its own, registered, as run_grouped does: Ctrl-C stops it all.
-        process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, start_new_session=True,
-                                   stderr=subprocess.STDOUT, text=True, errors="replace")
-        REGISTRY.add(process.pid)
-        for line in process.stdout:
-            log.write(line)
-            if terminal and line.startswith("[") and "/" in line.split("]")[0]:
-                sys.stdout.write("\r" + line.rstrip("\n")[:shutil.get_terminal_size().columns - 1]
-                                 + "\x1b[K")
-                pending = True
-            else:
-                sys.stdout.write(("\n" if pending else "") + line)
-                pending = False
-            sys.stdout.flush()
-        code = process.wait()
-        kill_group(process.pid)
-        REGISTRY.remove(process.pid)
-    if pending:
-        print()
-    return code
 
 
 def check_labs(spec):
@@ -268,24 +193,24 @@ def grade_labs(build_dir, labs, timeout_s, submission=None):
     if workers > 1:
         # On a GPU: the tests that time nothing, `workers` labs at once, then each lab's speed tests
         # with the GPU to themselves (a lab's run is its own processes either way).
-        print(f"Grading {', '.join(labs)}: {workers} labs at a time, then the speed tests one lab "
-              f"at a time ...", flush=True)
+        terminal.say(f"Grading {', '.join(labs)}: {workers} labs at a time, then the speed tests one "
+                     f"lab at a time ...")
 
         def first_phase(lab):
             runs[lab] = student_runs.LabRun(programs[lab], timeout_s)
             runs[lab].run(speed=False)
             if not STOP.is_set():  # after Ctrl-C, its one line alone
-                print(f"  {lab}: {len(runs[lab].outcomes)}/{len(runs[lab].table)} tests run", flush=True)
+                terminal.say(f"  {lab}: {len(runs[lab].outcomes)}/{len(runs[lab].table)} tests run")
         with concurrent.futures.ThreadPoolExecutor(workers) as pool:
             for done in [pool.submit(first_phase, lab) for lab in labs]:
                 done.result()
         for lab in labs:
             if any(kind == "speed" for _, _, _, kind, _ in runs[lab].table):
-                print(f"Timing {lab} ...", flush=True)
+                terminal.say(f"Timing {lab} ...")
             runs[lab].run()
     for lab in labs:
         if workers == 1:
-            print(f"Grading {lab} ...", flush=True)
+            terminal.say(f"Grading {lab} ...")
             runs[lab] = student_runs.LabRun(programs[lab], timeout_s)
             runs[lab].run()
         results.write(results_dir, *runs[lab].document())
@@ -293,8 +218,8 @@ def grade_labs(build_dir, labs, timeout_s, submission=None):
         # After every timed round: what the checked kernels executed, then the checks (they read
         # the runner's machine code and that evidence; the score table shows each verdict and hint).
         student_runs.run_evidence(tests, results_dir, runs)
-        print(f"Technique checks of {', '.join(sorted({c.split()[0] for c in checks}))} ...", flush=True)
-        run_checks()
+        terminal.say(f"Technique checks of {', '.join(sorted({c.split()[0] for c in checks}))} ...")
+        terminal.ticking("technique checks", run_checks)  # a line every 8 s while they run
     student_runs.gate_checks(results_dir, labs)
     if submission and not STOP.is_set():
         # After every timed round: the kernels' counters beside the references' (grader/explain/).
@@ -328,6 +253,11 @@ def main():
                         help="grade without counting the kernels (no explanation lines)")
     parser.add_argument("--project-tests", action="store_true",
                         help="run the project's own tests instead of grading a submission")
+    parser.add_argument("--technique", action="store_true",
+                        help="show each technique check, its verdict and its advice, whole")
+    parser.add_argument("--verbose", action="store_true",
+                        help="the full view: meson's and ninja's output as they build, the first "
+                             "three failures of each lab with their hints, every technique check")
     args = parser.parse_args()
 
     submission = args.submission
@@ -353,12 +283,18 @@ def main():
                "labs": labs_option(labs, configured_options(build_dir), submission),
                "submission": "solutions" if args.project_tests else submission,
                "project_tests": "true" if args.project_tests else "false"}
-    if configure(build_dir, options) != 0:
+    # One progress line for the set-up and the build (their logs go to meson-logs/), or, with
+    # --verbose, meson's and ninja's own output (build_steps.py).
+    progress = None if args.verbose else terminal.Progress().start(f"{build_steps.PROGRESS} setting up")
+    if configure(build_dir, options, progress) != 0:
         fail("meson could not configure the build (see above)")
     if args.explain and not args.project_tests:
+        if progress:
+            progress.done(f"{build_steps.PROGRESS} configured")
         from explain import cli  # grader/explain/: counts, compares, draws; runs no test
         return cli.run(args.explain, submission, build_dir, gpu=backend_of(build_dir) == "cuda")
-    if compile_build(build_dir, None if args.project_tests else grading_targets(build_dir, labs)) != 0:
+    if compile_build(build_dir, None if args.project_tests else grading_targets(build_dir, labs),
+                     progress) != 0:
         fail("the build failed: the compiler's message above names the file and line")
     if args.input_seed is not None:
         os.environ["GRADER_SEED"] = str(args.input_seed)
@@ -382,11 +318,17 @@ def main():
     with open(os.path.join(results_dir, "run.json"), "w") as f:
         json.dump({"labs_run": labs, "all_labs": all_labs, "submission": submission}, f)
     report = [sys.executable, os.path.join(ROOT, "grader", "report.py"), build_dir]
-    code = run_grouped(report, cwd=ROOT).returncode
+    code = run_grouped(report + ["--verbose"] * args.verbose + ["--technique"] * args.technique,
+                       cwd=ROOT).returncode
     # Then the .venv advice, the optional tools missing, and last what to do next (next_step.py).
     import next_step
     in_venv = os.path.abspath(sys.executable).startswith(VENV + os.sep)
-    print("\n".join(next_step.closing_lines(ROOT, build_dir, submission, in_venv, nvcc)), flush=True)
+    closing = next_step.closing_lines(ROOT, build_dir, submission, in_venv, nvcc, short=not args.verbose)
+    for line in closing:
+        if args.verbose:
+            print(line, flush=True)
+        else:
+            terminal.say(line)
     return code
 
 

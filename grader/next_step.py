@@ -1,7 +1,8 @@
 """The closing lines of `python3 grader/grade.py`, after the score table: the advice about .venv,
 the optional tools that are missing (one line each, together), and last, what to do next.
 
-    closing_lines(root, build_dir, submission, in_venv, nvcc)  the lines, in order
+    closing_lines(root, build_dir, submission, in_venv, nvcc, short)  the lines, in order (short: the
+                                                              optional tools in one line)
     next_step(root, submission, results, labs_run)           the last line: the first lab run that
                                                               has a failed test (or no results),
                                                               its handout and file; else what is left
@@ -72,7 +73,17 @@ def optional_tools(root, build_dir, labs_run, backend, nvcc):
     return notes
 
 
-def closing_lines(root, build_dir, submission, in_venv, nvcc):
+def tool_name(note):
+    """What a missing-tool note is about, in a few words ("cuobjdump or nvdisasm")."""
+    for marker in (" not found", " not installed", " has no "):
+        if marker in note:
+            name = note.split(marker)[0]
+            return name if marker != " has no " else f"{name}'s {note.split(marker)[1].split(' (')[0].split(':')[0]}"
+    return note.split(":")[0]
+
+
+def closing_lines(root, build_dir, submission, in_venv, nvcc, short=False):
+    """The closing lines; `short` (grade.py without --verbose): the optional tools in one line."""
     from runs.results import load_run
     results, not_run, _missing = load_run(build_dir)
     labs_run = [lab.name for lab in lab_list.discover_labs(root) if lab.name not in not_run]
@@ -82,7 +93,10 @@ def closing_lines(root, build_dir, submission, in_venv, nvcc):
         lines.append("meson, ninja and numpy are in .venv: run `source .venv/bin/activate` once in "
                      "your shell and the commands the README and handouts give work as written.")
     notes = optional_tools(root, build_dir, labs_run, backend, nvcc)
-    if notes:
+    if notes and short:
+        lines.append(f"Optional tools missing (grading does not need them; grade.py --verbose says what "
+                     f"each adds): {', '.join(map(tool_name, notes))}")
+    elif notes:
         lines.append("Optional tools missing (grading does not need them):")
         lines += [f"  - {note}" for note in notes]
     lines.append(next_step(root, submission, results, labs_run,

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Print the student's score table from a build directory's results files.
 
-Usage: python3 grader/report.py [BUILD_DIR]      (reads BUILD_DIR/results/lab*.json)
+Usage: python3 grader/report.py [BUILD_DIR] [--verbose] [--technique]
+                                                 (reads BUILD_DIR/results/lab*.json)
+
+Without --verbose, the short view (grader/short_report.py): what follows, fitted to the terminal,
+each lab's first failure, one technique line a lab. With --verbose, the full view below:
 
 One row per lab graded in this run (grade.py names them in results/run.json; the labs it did not
 run get a line saying so): tests passed, points, and the figures of the lab's headline kernel
@@ -87,7 +91,9 @@ def counts(lab):
     return tuple(sum(t["status"] == word for t in tests) for word in ("passed", "failed", "skipped"))
 
 
-def table(results, not_run=(), missing=()):
+def table(results, not_run=(), missing=(), columns=None):
+    """The score table's lines; `columns`: at most that wide (the short view), leaving out the
+    figure columns no lab has a figure in, then those that do not fit (said in a last line)."""
     header = ("lab", "passed", "skipped", "points", "headline kernel", "time ms", "GB/s",
               "% of bw", "% of peak", "vs baseline")
     rows = []
@@ -101,21 +107,34 @@ def table(results, not_run=(), missing=()):
                      figure(m, "speedup_vs_baseline", "{:.2f}x")))
     notes = [(lab, "no results: the program stopped before its first test") for lab in missing]
     notes += [(lab, "not run this time") for lab in not_run]
+    kept, left_out = list(range(len(header))), []
+    if columns:
+        kept = [i for i in kept if i < 5 or any(r[i] != "-" for r in rows)]
+        while len(kept) > 5 and sum(max(len(r[i]) for r in rows + [header]) + 2 for i in kept) - 2 > columns:
+            left_out.insert(0, header[kept.pop()])
+    header, rows = tuple(header[i] for i in kept), [tuple(r[i] for i in kept) for r in rows]
     widths = [max(len(r[i]) for r in rows + [header]) for i in range(len(header))]
     left = (0, 4)  # the lab and the kernel's name read left to right; figures line up right
     lines = ["  ".join(cell.ljust(w) if i in left else cell.rjust(w) for i, (cell, w) in
-                       enumerate(zip(row, widths))) for row in [header] + rows]
+                       enumerate(zip(row, widths))).rstrip() for row in [header] + rows]
     lines += [lab.ljust(widths[0]) + "  " + note for lab, note in notes]
-    lines.insert(1, "-" * len(lines[0]))
+    lines.insert(1, "-" * max(map(len, lines)))
+    if left_out:
+        lines.append(f"(left out for the terminal's width: {', '.join(left_out)}; grade.py --verbose "
+                     "or a wider terminal shows them)")
     return "\n".join(lines)
 
 
 def main(argv):
-    build_dir = argv[1] if len(argv) > 1 else "build"
+    flags = {a for a in argv[1:] if a.startswith("--")}
+    build_dir = next((a for a in argv[1:] if not a.startswith("--")), "build")
     results, not_run, missing = load_run(build_dir)
     if not results and not missing:
         print(f"No results in {build_dir}/results: grade with `python3 grader/grade.py`.")
         return 1
+    if "--verbose" not in flags:
+        import short_report  # grader/short_report.py: the view that fits a screen
+        return short_report.show(build_dir, results, not_run, missing, "--technique" in flags)
     first = (results or [{"backend": "?", "device": "?", "submission": "?"}])[0]
     print(f"\nScore table - backend {first['backend']}, device: {first['device']}, "
           f"submission: {first['submission']}")

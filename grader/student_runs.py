@@ -14,6 +14,7 @@ import json
 import os
 from dataclasses import dataclass, replace
 
+import terminal
 from runs import checker, evidence_pass, harness, progress, results, scoring
 from runs.processes import run_grouped
 
@@ -60,12 +61,18 @@ def technique_checks(build, labs):
 
 
 def run_evidence(build, results_dir, runs):
-    """Each lab's evidence pass (LabRun.evidence), for its technique checks to read."""
+    """Each lab's evidence pass (LabRun.evidence), for its technique checks to read; a line for
+    each lab with passed tests to run again, then one every 8 s while it runs."""
     for lab, run in runs.items():
         check_tests = checker.lab_checks(build.tests, lab)
-        if evidence_pass.needed_tests(check_tests):
-            print(f"Evidence for {lab}'s technique checks (what its kernels executed) ...", flush=True)
-            run.evidence(results_dir, check_tests)
+        needed = evidence_pass.needed_tests(check_tests)
+        if not needed:
+            continue
+        if not evidence_pass.passed(run.outcomes, needed):
+            run.evidence(results_dir, check_tests)  # nothing passed to run again: no line to say so
+            continue
+        terminal.say(f"Evidence for {lab}'s technique checks (what its kernels executed) ...")
+        terminal.ticking(f"{lab} evidence", lambda: run.evidence(results_dir, check_tests))
 
 
 def gate_checks(results_dir, labs):
@@ -123,7 +130,8 @@ class LabRun:
         self.command, self.cwd = list(checker_wrapper) + self.settings.command(), os.getcwd()
         self.env = dict(os.environ, **self.settings.environment())
         self.table, self.headline = points_table(self.command, self.env, self.cwd)
-        self.progress = progress.LabProgress(settings.lab, len(self.table), timeout_s)
+        # Its lines fitted to the terminal, as every line grade.py prints (terminal.py).
+        self.progress = progress.LabProgress(settings.lab, len(self.table), timeout_s, write=terminal.say)
         self.outcomes, self.attempts, self.hello = {}, [], None
 
     def run(self, speed=None, only=None):

@@ -58,7 +58,8 @@ def table_lines(section, versions, hardware=None, reference_gpu=None):
             mark = ''
             if (version['function'], name) in flagged:
                 f = flagged[(version['function'], name)]
-                mark = f"  <- differs: see {f['question']} ({f['fix']})"
+                mark = ("  <- differs: the plain update below" if f.get('explained_by') else
+                        f"  <- differs: see {f['question']} ({f['fix']})" if f.get('question') else "  <- differs")
             elif (version['function'], name) in watched:
                 mark = f"  (watched: {watched[(version['function'], name)]['question']})"
             on_gpu = f" {counters.show(name, gpu[name]) if gpu and name in gpu else '-':>12}" if hardware else ''
@@ -66,6 +67,33 @@ def table_lines(section, versions, hardware=None, reference_gpu=None):
                 on_gpu += f" {counters.show(name, theirs[name]) if theirs and name in theirs else '-':>12}"
             rows.append(f"  {words:<50} {counters.show(name, version['student'][name]):>12} "
                         f"{counters.show(name, version['reference'][name]):>12}{on_gpu}{mark}")
+    return rows
+
+
+def access_row(access):
+    """One access as --explain lists it: where, what, and its figures."""
+    figures = f"{access['requests']:>8} req"
+    if access['kind'].startswith('global_') and not access['kind'].endswith('atomic') and access['requests']:
+        figures += f"  {access['sectors'] / access['requests']:6.2f} sectors/req"
+    elif access['kind'].startswith('shared_') and not access['kind'].endswith('atomic') and access['requests']:
+        figures += f"  {access['bank_conflicts'] / access['requests']:6.2f} conflicts/req"
+    elif access['lanes'] and access['distinct_addresses']:
+        figures += f"  {access['lanes'] / access['distinct_addresses']:6.2f} lanes/address"
+    what = f"`{access['expression']}`" if access['expression'] else (access['note'] or access['statement'])[:60]
+    return f"    {os.path.basename(access['file'])}:{access['line']:<5} {access['kind']:<14} {what:<44} {figures}"
+
+
+def access_lines(section, versions, reference):
+    """Each chosen version's accesses, the submission's then the reference's (explain/sites.py),
+    and which of them each finding names."""
+    rows = []
+    for version in section['versions']:
+        if version['function'] not in {v['function'] for v in versions} or 'sites' not in version:
+            continue
+        rows.append(f"{version['version']}: its accesses (yours)")
+        rows += [access_row(a) for a in version['sites']]
+        rows.append("  the reference's")
+        rows += [access_row(a) for a in (reference or {}).get(version['function'], [])]
     return rows
 
 
@@ -118,8 +146,9 @@ def run(spec, submission_dir, build_dir, gpu=False):
                                                   lambda: in_grading.reference_on_gpu(lab, arch, nvcc, build_dir))
         print(read['message'])
     print('\n'.join(table_lines(section, versions, hardware, reference_gpu)))
+    print('\n' + '\n'.join(access_lines(section, versions, (reference_table.load() or {}).get('sites', {}).get(lab))))
     lines = [f['line'] for v in section['versions'] for f in v['findings']
-             if v['function'] in {x['function'] for x in versions}]
+             if v['function'] in {x['function'] for x in versions} and f.get('line')]
     print('\n' + ('\n'.join(lines) if lines else 'Every watched counter is within what the lab calls normal.'))
     target = next((v for v in versions if any(f for x in section['versions'] if x['function'] == v['function']
                                               for f in x['findings'])), versions[0])

@@ -1,6 +1,7 @@
 """A lab's counters.json (labs/NN-*/counters.json): for each graded function, the version's name,
 the counters its lesson is about, how far from the reference's is still normal, and the handout
-question that teaches the fix. Format in grader/explain/README.md."""
+question that teaches the fix; the words for the lab's arrays, and the questions about accesses
+the reference does not make (a plain update, another array). Format in grader/explain/README.md."""
 import json
 import os
 
@@ -8,6 +9,11 @@ from explain import counters
 from counting import programs
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+
+
+# The differences of an access from the reference's that a watched counter's question does not
+# teach, so a lab names the question about them (explain/site_findings.py; README.md, "Sites").
+DIFFERENCES = ('plain-update', 'other-array', 'other-access')
 
 
 class DeclarationError(Exception):
@@ -33,6 +39,16 @@ def load(lab):
             declared = json.load(f)
     except (OSError, json.JSONDecodeError) as error:
         raise DeclarationError(f'{path}: {error}') from error
+    if not isinstance(declared.get('arrays', {}), dict):
+        raise DeclarationError(f'{path}: "arrays" maps array names to words')
+    for entry in declared.get('sites', []) + [e for v in declared.get('versions', []) for e in v.get('sites', [])]:
+        if entry.get('difference') not in DIFFERENCES:
+            raise DeclarationError(f'{path}: a site entry\'s "difference" is one of {", ".join(DIFFERENCES)}')
+        if entry.get('space', 'global') not in ('global', 'shared'):
+            raise DeclarationError(f'{path}: a site entry\'s "space" is global or shared')
+        for key in ('question', 'fix'):
+            if not entry.get(key):
+                raise DeclarationError(f'{path}: a site entry without "{key}"')
     for version in declared.get('versions', []):
         for key in ('function', 'version', 'watch'):
             if key not in version:

@@ -7,7 +7,7 @@ prints the lines; grade.py --explain prints the whole table (explain/cli.py). Co
 import os
 import subprocess
 
-from explain import counters, declarations, reference_table
+from explain import counters, declarations, reference_table, site_findings, sites
 from counting import count_kernels, programs
 
 SCHEMA = 'gpu-histogram-workbook/counters/v1'
@@ -60,17 +60,27 @@ def not_counted(reason):
     return {'schema': SCHEMA, 'status': 'not-counted', 'reason': reason}
 
 
-def section(lab, student, declared, references):
+def section(lab, student, declared, references, accesses=None, reference_accesses=None, lab_file=None):
     """The "counters" section of a lab's results: per declared function, the student's and the
-    reference's counters and the findings."""
+    reference's counters and the findings. With the student's and the reference's accesses
+    ({function: [access]}, explain/sites.py), each finding names the access that causes it
+    (explain/site_findings.py) and the version keeps the student's accesses ("sites")."""
     versions = []
     for version in declared['versions']:
         mine, theirs = student.get(version['function']), references.get(version['function'])
         if mine is None or theirs is None:
             continue
-        versions.append({'function': version['function'], 'version': version['version'],
-                         'student': mine, 'reference': theirs,
-                         'findings': findings(version, mine, theirs)})
+        found = findings(version, mine, theirs)
+        entry = {'function': version['function'], 'version': version['version'], 'student': mine,
+                 'reference': theirs}
+        if accesses is not None and reference_accesses and version['function'] in reference_accesses:
+            own = accesses.get(version['function'], [])
+            known = site_findings.roles(own, reference_accesses[version['function']], declared.get('arrays', {}))
+            found = site_findings.version_findings(
+                version, version.get('sites', []) + declared.get('sites', []), known, own,
+                reference_accesses[version['function']], found, lab_file)
+            entry['sites'] = own
+        versions.append(dict(entry, findings=found))
     return {'schema': SCHEMA, 'status': 'counted', 'source': 'cpu-model', 'lab': lab,
             'input': reference_table.INPUT, 'versions': versions}
 
@@ -102,7 +112,9 @@ def explain_lab(lab, submission_dir, build_dir):
         return unavailable(f'the counting run passed {TIMEOUT_S} s: fix the tests that ran out of time first')
     if any(launch['faulted'] for launch in launches):
         return unavailable('a kernel faulted in the counting mode: fix the failing tests first')
-    result = section(lab, counters.per_function(launches), declared, table['labs'][lab])
+    result = section(lab, counters.per_function(launches), declared, table['labs'][lab],
+                     sites.accesses(launches, root=programs.ROOT), table.get('sites', {}).get(lab),
+                     sites.shown(source, programs.ROOT))
     result['_launches'] = launches  # for the GPU's counters (in_grading.py); not written
     return result
 
@@ -139,15 +151,18 @@ def lines(document):
     missed = missed_functions(document, declared)
     printed = []
     for version in found['versions']:
-        shown = [f['line'] for f in version['findings'][:LINES_PER_VERSION]]
+        said = [f for f in version['findings'] if f.get('line')][:LINES_PER_VERSION]
+        shown = [f['line'] for f in said]
         hardware = (found.get('hardware') or {}).get('functions', {}).get(version['function'])
-        if shown and hardware:
-            name = version['findings'][0]['counter']
+        first = next((i for i, f in enumerate(said) if f.get('counter') in (hardware or {})), None)
+        if first is not None:
+            name = said[first]['counter']
             theirs = ((found['hardware'].get('reference') or {}).get(version['function']) or {}).get(name)
-            if name in hardware:
-                shown[0] += (f" (on this GPU: {counters.show(name, hardware[name])}, the reference "
-                             f"{counters.show(name, theirs)})" if theirs is not None else
-                             f" (the GPU counted {counters.show(name, hardware[name])})")
+            # A site's line gives the kernel's whole figure from the GPU, saying so.
+            what = '' if said[first].get('difference', 'kernel') == 'kernel' else f"the kernel's {counters.COUNTERS[name][0]}"
+            shown[first] += (f" (on this GPU{', ' + what if what else ''}: {counters.show(name, hardware[name])}, "
+                             f"the reference {counters.show(name, theirs)})" if theirs is not None else
+                             f" (the GPU counted {what + ' ' if what else ''}{counters.show(name, hardware[name])})")
         if not shown and version['function'] in missed:
             shown = [f"{version['version']}: missed its speed tier, yet its counters are the reference's "
                      f"(CPU model): grade.py --explain {document['lab']} shows them all"]

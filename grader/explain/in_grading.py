@@ -3,9 +3,9 @@ round), each graded lab's counters are counted (explanations.py; the GPU's too o
 gpu_counters.py) and attached to its results file, which report.py then reads."""
 import os
 import subprocess
-import threading
 import time
 
+import terminal
 import toolchain
 from explain import declarations, explanations, gpu_counters
 from runs import results
@@ -16,22 +16,7 @@ TICK_S = 8  # a student never waits 10 s without a line
 
 def with_ticks(what, work):
     """Runs work() and prints a line every TICK_S seconds until it returns; returns its value."""
-    done, value = threading.Event(), {}
-
-    def target():
-        try:
-            value['result'] = work()
-        except BaseException as error:  # noqa: BLE001 - re-raised below, in the caller's thread
-            value['error'] = error
-        finally:
-            done.set()
-    started = time.monotonic()
-    threading.Thread(target=target, daemon=True).start()
-    while not done.wait(TICK_S):
-        print(f"  {what}: {time.monotonic() - started:.0f} s ...", flush=True)
-    if 'error' in value:
-        raise value['error']
-    return value['result']
+    return terminal.ticking(what, work, TICK_S)
 
 
 def reference_on_gpu(number, arch, nvcc, build_dir):
@@ -73,20 +58,26 @@ def explain_labs(build_dir, results_dir, labs, submission, gpu):
             # costs no counting time.
             results.attach_counters(results_dir, lab, explanations.not_counted('no version passes its tests yet'))
             continue
-        started = time.monotonic()
-        print(f"Counting {lab}'s kernels (the CPU backend's counting mode{', then the GPU' if gpu else ''}) ...",
-              flush=True)
-        section = with_ticks(f"{lab} counting", lambda: explanations.explain_lab(number, submission, build_dir))
-        if gpu and section.get('status') == 'counted':
-            source = explanations.lab_file(number, submission)
-            launches = section.pop('_launches', None)
-            section['hardware'] = with_ticks(f"{lab} GPU counters", lambda: gpu_counters.measure(
-                number, source, launches, arch, nvcc, build_dir=build_dir))
-            if section['hardware']['status'] == 'measured' and any(v['findings'] for v in section['versions']):
-                section['hardware']['reference'] = with_ticks(
-                    f"{lab} the reference's GPU counters", lambda: reference_on_gpu(number, arch, nvcc, build_dir))
-        section.pop('_launches', None)
+        terminal.say(f"Counting {lab}'s kernels (the CPU backend's counting mode{', then the GPU' if gpu else ''}) ...")
+        section = count_lab(number, submission, build_dir, gpu, arch, nvcc)
         if section.pop('machine', False):
             machine_problem = section['reason']
-        section['seconds'] = round(time.monotonic() - started, 1)
         results.attach_counters(results_dir, lab, section)
+
+
+def count_lab(number, submission, build_dir, gpu=False, arch=None, nvcc=None):
+    """Lab `number`'s "counters" section for the submission folder: the CPU model's counts and
+    findings, and with `gpu` (a cuda build) the GPU's counters read by ncu beside them."""
+    lab, started = f'lab{number}', time.monotonic()
+    section = with_ticks(f"{lab} counting", lambda: explanations.explain_lab(number, submission, build_dir))
+    if gpu and section.get('status') == 'counted':
+        source = explanations.lab_file(number, submission)
+        launches = section.pop('_launches', None)
+        section['hardware'] = with_ticks(f"{lab} GPU counters", lambda: gpu_counters.measure(
+            number, source, launches, arch, nvcc, build_dir=build_dir))
+        if section['hardware']['status'] == 'measured' and any(v['findings'] for v in section['versions']):
+            section['hardware']['reference'] = with_ticks(
+                f"{lab} the reference's GPU counters", lambda: reference_on_gpu(number, arch, nvcc, build_dir))
+    section.pop('_launches', None)
+    section['seconds'] = round(time.monotonic() - started, 1)
+    return section

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The references' counters: every graded function of solutions/, counted by the CPU backend's
-counting mode on the explanations' input (INPUT), per function (explain/counters.py), kept in
-reference_counts.json beside this file. Explanations compare a student's counters with it, so
+counting mode on the explanations' input (INPUT), per function (explain/counters.py), with its
+accesses (explain/sites.py: line, kind, expression, figures), kept in reference_counts.json
+beside this file. Explanations compare a student's counters with it, so
 they need no solutions/ (a batch's copy and a class's template have none).
 
   python3 grader/explain/reference_table.py --write [--build-dir build]   remake the table
@@ -19,7 +20,7 @@ if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
     os.execve(sys.executable, [sys.executable] + sys.argv, dict(
         os.environ, PYTHONPATH=os.pathsep.join(filter(None, [GRADER, os.environ.get("PYTHONPATH")]))))
 
-from explain import counters  # noqa: E402
+from explain import counters, sites  # noqa: E402
 from counting import count_kernels, programs  # noqa: E402
 from runs import labs as lab_list  # noqa: E402
 
@@ -35,12 +36,25 @@ def rounded(values):
 
 def make(build_dir, labs=LABS):
     """The table's contents, counted now from solutions/."""
-    table = {'schema': SCHEMA, 'input': INPUT, 'labs': {}}
+    table = {'schema': SCHEMA, 'input': INPUT, 'labs': {}, 'sites': {}}
     for lab in labs:
         launches = count_kernels.count(lab, 'solutions', n=INPUT['n'], input_kind=INPUT['input'],
                                        seed=INPUT['seed'], gpu=None, build_dir=build_dir)
         table['labs'][lab] = {f: rounded(v) for f, v in sorted(counters.per_function(launches).items())}
+        table['sites'][lab] = dict(sorted(sites.accesses(launches, root=programs.ROOT).items()))
     return table
+
+
+def dump(table):
+    """The table as text: the counters as indented JSON, each access on a line of its own."""
+    text = json.dumps({k: v for k, v in table.items() if k != 'sites'}, indent=1, sort_keys=True)
+    labs = []
+    for lab, functions in sorted(table.get('sites', {}).items()):
+        listed = [f'   {json.dumps(function)}: [\n' + ',\n'.join(
+            '    ' + json.dumps(access, sort_keys=True) for access in accesses) + '\n   ]'
+            for function, accesses in sorted(functions.items())]
+        labs.append(f'  {json.dumps(lab)}: {{\n' + ',\n'.join(listed) + '\n  }')
+    return text[:-2] + ',\n "sites": {\n' + ',\n'.join(labs) + '\n }\n}\n'
 
 
 def load():
@@ -62,6 +76,10 @@ def differences(old, new):
                 x, y = a.get(function, {}).get(counter), b.get(function, {}).get(counter)
                 if x != y:
                     lines.append(f'lab {lab} {function} {counter}: table {x}, counted now {y}')
+        a, b = old.get('sites', {}).get(lab, {}), new.get('sites', {}).get(lab, {})
+        for function in sorted(set(a) | set(b)):
+            if a.get(function) != b.get(function):
+                lines.append(f'lab {lab} {function}: its accesses (sites) differ from the table\'s')
     return lines
 
 
@@ -80,8 +98,7 @@ def main(argv=None):
         return 2
     if options.write:
         with open(TABLE, 'w', encoding='utf-8') as f:
-            json.dump(table, f, indent=1, sort_keys=True)
-            f.write('\n')
+            f.write(dump(table))
         print(f'wrote {os.path.relpath(TABLE)}: {sum(len(v) for v in table["labs"].values())} functions')
         return 0
     lines = differences(load() or {}, table)

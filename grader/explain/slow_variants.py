@@ -1,19 +1,31 @@
 #!/usr/bin/env python3
-"""The solutions' slow variants (solutions/slow/NAME.patch: a solution with one version made
-correct but slow), made into lab files: each patch applied to its solution, strictly (every
-context line must match), into OUT/NAME/labNN_*.cu, a folder grade.py and count_kernels.py take as
-a submission. A patch that no longer applies (its solution changed) is an error that says so.
+"""The solutions' variants (solutions/slow/NAME.patch: a solution with one version made correct
+but slow, marked `// SLOW VARIANT:`, or racy, a mistake a GPU loses counts to and the CPU backend
+hides, marked `// RACY VARIANT:`), made into lab files: each patch applied to its solution,
+strictly (every context line must match), into OUT/NAME/labNN_*.cu, a folder grade.py and
+count_kernels.py take as a submission. A patch that no longer applies (its solution changed) is
+an error that says so. --why prints each variant's Why lines as grade.py's score table would (on
+a cuda build with the GPU's figures beside them, read by ncu), without grading its tests.
 
     python3 grader/explain/slow_variants.py [--out build/slow] [NAME ...]
+    python3 grader/explain/slow_variants.py --why [--build-dir build] [NAME ...]
     python3 grader/grade.py --submission build/slow/lab04-v2-lane-offsets --labs 04"""
 import argparse
 import os
 import re
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
+# Run as a file, Python sees this folder only: run again with grader/, the import root, on
+# PYTHONPATH (CONTRIBUTING.md, "Python imports"), which --why's imports need.
+GRADER = os.path.dirname(os.path.dirname(os.path.realpath(__file__)))
+if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
+    os.execve(sys.executable, [sys.executable] + sys.argv, dict(
+        os.environ, PYTHONPATH=os.pathsep.join(filter(None, [GRADER, os.environ.get("PYTHONPATH")]))))
+
+ROOT = os.path.dirname(GRADER)
 SLOW = os.path.join(ROOT, 'solutions', 'slow')
 HUNK = re.compile(r'^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@')
+MARKERS = {'slow': '// SLOW VARIANT:', 'racy': '// RACY VARIANT:'}
 
 
 class PatchError(Exception):
@@ -22,6 +34,17 @@ class PatchError(Exception):
 
 def names():
     return sorted(f[:-len('.patch')] for f in os.listdir(SLOW) if f.endswith('.patch'))
+
+
+def kind(name):
+    """'slow' or 'racy', from the marker the patch adds."""
+    with open(os.path.join(SLOW, name + '.patch'), encoding='utf-8') as f:
+        text = f.read()
+    found = [k for k, marker in MARKERS.items()
+             if any(line.startswith('+') and marker in line for line in text.split('\n'))]
+    if len(found) != 1:
+        raise PatchError(f'{name}.patch: add one marker, {" or ".join(MARKERS.values())}')
+    return found[0]
 
 
 def apply(original, patch_lines, where):
@@ -72,9 +95,29 @@ def make(name, out):
     return folder
 
 
+def why(folders, build_dir):
+    """Prints each variant's Why lines (explain/in_grading.py's count of its lab, then
+    explanations.lines), with the GPU's figures where the build is a cuda one."""
+    from explain import explanations, gpu_counters, in_grading
+    import toolchain
+    with open(os.path.join(build_dir, 'backend.txt'), encoding='utf-8') as f:
+        gpu = f.read().strip() == 'cuda'
+    arch, nvcc = (gpu_counters.gpu_arch(), toolchain.find_cuda_toolkit()) if gpu else (None, None)
+    for name, folder in folders:
+        (lab_file,) = [f for f in os.listdir(folder) if f.endswith('.cu')]
+        number = lab_file[3:5]
+        section = in_grading.count_lab(number, folder, build_dir, gpu, arch, nvcc)
+        print(f'{name} ({kind(name)}):', flush=True)
+        for line in explanations.lines({'lab': f'lab{number}', 'tests': [], 'counters': section}):
+            print(f'  lab{number} {line}', flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     parser.add_argument('--out', default=os.path.join(ROOT, 'build', 'slow'))
+    parser.add_argument('--why', action='store_true', help="print each variant's Why lines")
+    parser.add_argument('--build-dir', default=os.path.join(ROOT, 'build'),
+                        help='a configured build (grade.py made it) whose backend --why counts with')
     parser.add_argument('names', nargs='*', help=f'variants (default: all): {", ".join(names())}')
     options = parser.parse_args(argv)
     unknown = sorted(set(options.names) - set(names()))
@@ -82,11 +125,14 @@ def main(argv=None):
         print(f'slow_variants: no variant {", ".join(unknown)}; there are: {", ".join(names())}', file=sys.stderr)
         return 2
     try:
-        for name in options.names or names():
-            print(os.path.relpath(make(name, options.out)))
+        made = [(name, make(name, options.out)) for name in options.names or names()]
     except PatchError as error:
         print(f'slow_variants: {error}', file=sys.stderr)
         return 1
+    if options.why:
+        why(made, os.path.abspath(options.build_dir))
+    else:
+        print('\n'.join(os.path.relpath(folder) for _, folder in made))
     return 0
 
 

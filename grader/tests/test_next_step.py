@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """grader/next_step.py: the last line of grade.py says what to do next, and the optional tools
-that are missing are listed one line each. No build needed."""
+that are missing are listed one line each (--verbose), or named together in one line. No build
+needed."""
 import os
 import tempfile
 import unittest
@@ -64,6 +65,13 @@ class OptionalToolsTest(unittest.TestCase):
         self.assertTrue(any("lab 06 has no real photograph" in n and "from_shipped" in n
                             for n in notes))
         self.assertTrue(all("\n" not in n for n in notes))
+
+    def test_the_short_view_names_each_tool_in_one_line(self):
+        notes = ["nvcc (the CUDA toolkit) not found: the CPU backend's technique advice ...",
+                 "lab 06 has no real photograph (its two real-image tests skip): no file",
+                 "matplotlib not installed: grader/bench/plot_sweeps.py ..."]
+        self.assertEqual([next_step.tool_name(n) for n in notes],
+                         ["nvcc (the CUDA toolkit)", "lab 06's real photograph", "matplotlib"])
 
     def test_nothing_about_lab_06_when_it_was_not_graded(self):
         with tempfile.TemporaryDirectory() as build:

@@ -6,6 +6,7 @@ import json
 import os
 import tempfile
 import unittest
+from unittest import mock
 
 import report
 from runs import results as lab_results
@@ -89,7 +90,7 @@ class TechniqueChecks(unittest.TestCase):
     """A technique check's point needs its version's correctness tests (grader/runs/scoring.py);
     a check the CPU backend did not grade is skipped, 0 points, its advice shown as advice."""
 
-    def load(self, lab_tests, checks):
+    def load(self, lab_tests, checks, *flags):
         with tempfile.TemporaryDirectory() as build:
             os.makedirs(os.path.join(build, "results"))
             documents = {"lab02.json": {"lab": "lab02", "tests": lab_tests},
@@ -103,7 +104,7 @@ class TechniqueChecks(unittest.TestCase):
                 json.dump({"labs_run": ["lab02"], "all_labs": ["lab02"], "submission": "s"}, f)
             output = io.StringIO()
             with contextlib.redirect_stdout(output):
-                report.main(["report.py", build])
+                report.main(["report.py", build] + list(flags))
             loaded, _, _ = lab_results.load_run(build)
             return {r["lab"]: r for r in loaded}, output.getvalue()
 
@@ -128,12 +129,60 @@ class TechniqueChecks(unittest.TestCase):
         message = ("not graded: the CPU backend runs no GPU machine code\n"
                    "advice from a compile of the file (PTX), not graded: would pass")
         main = dict(test("Lab02PragmaUnroll.MatchesCpuOnUniformSamples", "passed", "main"), score=1)
-        results, output = self.load([main], [check("Technique.v2", "skipped", [main["name"]], message)])
+        results, output = self.load([main], [check("Technique.v2", "skipped", [main["name"]], message)], "--verbose")
         self.assertEqual(results["lab02-technique"]["score"], 0)
         self.assertIn("Total: 1 / 2 points", output)
         self.assertIn("Technique checks, 0 points, not graded: the CPU backend", output)
         self.assertIn("lab02-technique v2: advice from a compile of the file (PTX), not graded: would pass", output)
         self.assertIn("1 passed, 0 failed, 1 skipped", output)
+        # The short view: one line for the lab, whether graded or advice; --technique: each check.
+        _, output = self.load([main], [check("Technique.v2", "skipped", [main["name"]], message)])
+        self.assertIn("lab02 technique, advice only (not graded here): 1 of 1 would pass — grade.py --labs 02 "
+                      "--technique shows each", " ".join(output.split()))
+        _, output = self.load([main], [check("Technique.v2", "passed", [main["name"]])])
+        self.assertIn("lab02 technique: 1 of 1 checks pass", output)
+        _, output = self.load([main], [check("Technique.v2", "skipped", [main["name"]], message)], "--technique")
+        self.assertIn("v2: skipped\n    not graded: the CPU backend", output)
+
+    def test_no_technique_line_for_a_lab_whose_correctness_tests_all_fail(self):
+        main = test("Lab02PragmaUnroll.MatchesCpuOnUniformSamples", "failed", "main")
+        _, output = self.load([main], [check("Technique.v2", "skipped", [main["name"]], "would fail")])
+        self.assertNotIn("--technique", output)
+
+
+class ShortView(unittest.TestCase):
+    """The short view (grader/short_report.py): each lab's first failure, its hints once each with
+    the tests they cover, every line within the terminal's width."""
+
+    def output(self, documents, columns=60):
+        with tempfile.TemporaryDirectory() as build, mock.patch.dict(os.environ, {"COLUMNS": str(columns)}):
+            os.makedirs(os.path.join(build, "results"))
+            for document in documents:
+                document.update(schema=lab_results.SCHEMA, score=0, max_score=1, backend="cpu", device="d",
+                                submission="s")
+                with open(os.path.join(build, "results", document["lab"] + ".json"), "w") as f:
+                    json.dump(document, f)
+            with open(os.path.join(build, "results", "run.json"), "w") as f:
+                json.dump({"labs_run": [d["lab"] for d in documents], "all_labs": [d["lab"] for d in documents],
+                           "submission": "s"}, f)
+            out = io.StringIO()
+            with contextlib.redirect_stdout(out):
+                code = report.main(["report.py", build])
+        return code, out.getvalue()
+
+    def test_a_hint_shared_by_failures_is_said_once_with_the_tests_it_covers(self):
+        race = "bins wrong\n  hint: the same input gave other bins when it ran again: likely a race"
+        tests = [dict(test(f"Lab03SharedSlices.Case{i}", "failed", "main"), message=race) for i in range(3)]
+        tests += [dict(test("Lab03SharedSlices.Tail", "failed", "main"), message="tail\n  hint: exactly the last 7")]
+        code, output = self.output([{"lab": "lab03", "tests": tests}])
+        self.assertEqual(code, 1)
+        said = " ".join(output.split())
+        self.assertIn("lab03, 4 failed: Lab03SharedSlices.Case0: bins wrong", said)
+        self.assertEqual(said.count("likely a race"), 1)
+        self.assertIn("hint (3 tests: Case0, Case1, …): the same input gave other bins", said)
+        self.assertIn("hint (Tail): exactly the last 7", said)
+        self.assertNotIn("Case1:", said)  # one failure a lab; the failures file holds every message
+        self.assertTrue(all(len(line) <= 60 for line in output.splitlines()), output)
 
 
 if __name__ == "__main__":

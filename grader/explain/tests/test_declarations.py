@@ -3,9 +3,10 @@
       driver runs, and questions its handout asks;
   (b) the solutions are never flagged: on the other input kinds (equal, ramp) and another seed,
       against their own counters on the default input (n = 65536, uniform, seed 1);
-  (c) each slow variant (solutions/slow/NAME.patch, made into a lab file) computes what its solution
-      computes (the same output checksums on two inputs) and is flagged by a watched counter of the
-      version it slows down, and no other version of its lab is.
+  (c) each variant (solutions/slow/NAME.patch, made into a lab file) is flagged by a watched counter
+      of the versions it changes, and no other version of its lab is; a slow one computes what its
+      solution computes (the same output checksums on two inputs); a racy one may not on a GPU.
+      test_variant_lines.py checks the line and question each one's Why line names.
   test_declarations.py BUILD_DIR      (a build folder with the CPU backend; meson gives it)"""
 import json
 import os
@@ -23,14 +24,22 @@ LABS = lab_list.kernel_lab_numbers()
 DEFAULT = ('uniform', 1)
 OTHER_INPUTS = [('equal', 1), ('ramp', 1), ('uniform', 2)]
 KEYS = {'counter', 'slack', 'floor', 'question', 'fix'}
-# Each slow variant: its patch under solutions/slow/ and the function (version) it slows down.
+SITE_KEYS = {'difference', 'space', 'function', 'question', 'fix'}
+# Each variant: its patch under solutions/slow/ and the functions (versions) it changes.
 SLOW_VARIANTS = {
-    'lab01-v2-chunks': 'histogram_v2_grid_stride',
-    'lab02-v3-serial-loads': 'histogram_v3_manual_ilp',
-    'lab03-v2-global-atomics': 'histogram_v2_shared_grid_stride',
-    'lab04-v2-lane-offsets': 'histogram_v2_banks',
-    'lab05-v3-no-padding': 'scan_v3_blelloch_padded',
-    'lab06-remap-global-table': 'remap',
+    'lab01-v2-chunks': {'histogram_v2_grid_stride'},
+    'lab01-v2-plain-increment': {'histogram_v2_grid_stride'},
+    'lab01-v2-transposed-index': {'histogram_v2_grid_stride'},
+    'lab02-v3-serial-loads': {'histogram_v3_manual_ilp'},
+    'lab03-v1-plain-increment': {'histogram_v1_shared_slices'},
+    'lab03-v2-global-atomics': {'histogram_v2_shared_grid_stride'},
+    'lab04-v2-lane-offsets': {'histogram_v2_banks'},
+    'lab05-v3-no-padding': {'scan_v3_blelloch_padded'},
+    'lab05-v4-shared-warp-scan': {'scan_v4_warp_shuffle'},
+    'lab05-v4-staged-tile': {'scan_v4_warp_shuffle'},
+    'lab06-cdf-shared-warp-scan': {'cdf_exclusive_scan'},
+    'lab06-histogram-global-atomics': {'histogram_256', 'equalize'},
+    'lab06-remap-global-table': {'remap'},
 }
 # The count program's calls: {"name", [&] ...}, version("name", ...), block_scan("name", ...).
 DRIVER_CALL = re.compile(r'(?:\{|\bversion\(|\bblock_scan\()"([a-z][a-z0-9_]*)"')
@@ -101,14 +110,17 @@ class Declarations(unittest.TestCase):
         for lab in LABS:
             with self.subTest(lab=lab):
                 found = declarations(lab)
-                self.assertEqual(set(found), {'about', 'versions'})
+                self.assertEqual(set(found), {'about', 'arrays', 'sites', 'versions'})
                 self.assertTrue(found['about'].strip())
+                for entry in found['sites'] + [e for v in found['versions'] for e in v.get('sites', [])]:
+                    self.assertLessEqual(set(entry), SITE_KEYS, entry)
+                    self.assertIn(entry['question'], handout_questions(lab), entry)
                 functions = [v['function'] for v in found['versions']]
                 self.assertEqual(sorted(functions), sorted(driver_functions(lab)),
                                  'one entry per function the count program runs')
                 questions = handout_questions(lab)
                 for version in found['versions']:
-                    self.assertEqual(set(version) - {'speed_tests'}, {'function', 'version', 'watch'})
+                    self.assertEqual(set(version) - {'speed_tests', 'sites'}, {'function', 'version', 'watch'})
                     self.assertTrue(1 <= len(version['watch']) <= 3, version['function'])
                     for watch in version['watch']:
                         where = f"{version['function']} {watch.get('counter')}"
@@ -138,19 +150,20 @@ class Declarations(unittest.TestCase):
     def test_each_slow_variant_is_flagged_where_it_is_slow_and_nowhere_else(self):
         self.assertEqual(slow_variants.names(), sorted(SLOW_VARIANTS))
         out = os.path.join(BUILD_DIR, 'slow')  # a lasting folder: the count programs' cache keys name it
-        for name, function in SLOW_VARIANTS.items():
+        for name, functions in SLOW_VARIANTS.items():
             with self.subTest(variant=name):
                 folder = slow_variants.make(name, out)
                 files = [f for f in os.listdir(folder) if f.endswith('.cu')]
                 self.assertEqual(len(files), 1, 'one lab file per variant')
                 lab = files[0][3:5]
                 with open(os.path.join(folder, files[0]), encoding='utf-8') as f:
-                    self.assertIn('// SLOW VARIANT:', f.read())
+                    self.assertIn(slow_variants.MARKERS[slow_variants.kind(name)], f.read())
                 found = flagged(lab, per_function(lab, folder), per_function(lab))
-                self.assertTrue(found, f'{name}: no watched counter of {function} differs')
-                self.assertEqual({f for f, _, _, _ in found}, {function}, found)
-                self.assertEqual(outputs(lab, folder), outputs(lab, os.path.join(ROOT, 'solutions')),
-                                 f'{name}: slow, but must compute what the solution computes')
+                self.assertTrue(found, f'{name}: no watched counter of {functions} differs')
+                self.assertEqual({f for f, _, _, _ in found}, functions, found)
+                if slow_variants.kind(name) == 'slow':
+                    self.assertEqual(outputs(lab, folder), outputs(lab, os.path.join(ROOT, 'solutions')),
+                                     f'{name}: slow, but must compute what the solution computes')
 
 
 if __name__ == '__main__':
