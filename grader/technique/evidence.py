@@ -189,6 +189,11 @@ def judge(requirement, calls, read, code=None):
     kernel, every, why = tallies(calls, read, code)
     if why:
         return False, f"no evidence of what ran ({why}): the check cannot tell how the work was done"
+    if not any(every.counts.values()):  # fail closed: nothing counted proves nothing
+        named = sorted({e[0] for call in calls for e in call.get("entries", [])})
+        return False, ("no evidence of what ran: the runner's counts hold no instruction of the graded "
+                       f"program's kernels ({sum(len(c.get('entries', [])) for c in calls)} counted, in "
+                       f"{', '.join(named[:3]) or 'no kernel'}); the check cannot tell how the work was done")
     scopes = {"kernel": kernel, "all": every}
     failed, shown = [], []
     for scope, quantity, op, factor, scope2, quantity2 in parse(requirement):

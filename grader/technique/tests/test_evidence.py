@@ -108,6 +108,13 @@ class FailsClosed(unittest.TestCase):
         self.assertFalse(ok)
         self.assertIn("no CUPTI", message)
 
+    def test_counts_that_name_no_instruction_of_the_program_fail(self):
+        # Collected, yet nothing maps to the graded runner's code: 0 >= 0.9 x 0 must not pass.
+        for entries in ([], [gpu("_Z5otherv", 0x100, 32, 1024, 128)]):
+            ok, message = evidence.judge(PRIVATIZED, [call(entries)], [REAL], CODE)
+            self.assertFalse(ok)
+            self.assertIn("hold no instruction of the graded program's kernels", message)
+
     def test_counters_kept_from_users_fail_saying_how_to_lift_it(self):
         refused = call([], collected=False, unavailable="cuptiSassMetricsSetConfig: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES")
         ok, message = evidence.judge(PRIVATIZED, [refused], ["k"])
