@@ -109,9 +109,25 @@ class Sandbox(unittest.TestCase):
         self.assertGreaterEqual(int(done.stdout.split()[-1]), 1, done.stdout + done.stderr)
         self.assertEqual(own_processes.started_by_run(marker), [])
 
-    def test_private_tmp_is_limited(self):
-        done = run_inside(self.box, "head -c 300000000 /dev/zero > /tmp/big; echo status $?")
-        self.assertNotIn("status 0", done.stdout)
+    def test_every_writable_place_is_sized(self):
+        # Files of 100 MB each (under the file size limit): the third fills each 256 MiB tmpfs.
+        # The root and /dev (bubblewrap's own tmpfs, unsized) take no file at all.
+        if not self.box.sized_tmp:
+            self.skipTest("this bubblewrap has no --size (0.8 or newer has)")
+        script = ("for d in /tmp /var/tmp /dev/shm; do for i in 1 2 3; do "
+                  "head -c 100000000 /dev/zero > $d/f$i 2>/dev/null || { echo $d full at $i; break; }; "
+                  "done; rm -f $d/f*; done; for d in / /dev /sandbox; do touch $d/x 2>/dev/null "
+                  "&& echo $d writable; done; true")
+        boxes = [self.box]
+        if self.box.mode == "root":  # and as an ordinary user's grader: there it owns / and /dev
+            boxes.append(sandbox.Sandbox(self.box.bwrap, "userns", None, self.box.prefixes, False))
+        for box in boxes:
+            done = run_inside(box, script, read_only=[(self.shown, "/sandbox/in")])
+            self.assertEqual(done.stdout.split("\n")[:3], ["/tmp full at 3", "/var/tmp full at 3",
+                                                          "/dev/shm full at 3"], box.mode + done.stderr)
+            self.assertNotIn("writable", done.stdout, box.mode)
+        self.assertEqual(set(sandbox.TMPFS["run"]), {"/tmp", "/var/tmp", "/dev/shm"})
+        self.assertTrue(all(size == 256 << 20 for size in sandbox.TMPFS["run"].values()))
 
     def test_limits(self):
         done = run_inside(self.box, "cat /proc/self/limits")
