@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from runs import harness
 from runs.checker import CheckerSettings
 
-from batch import builder, paths, project, sandbox, sanitize, uid_sandbox
+from batch import builder, memory_cgroup, paths, project, sandbox, sanitize, uid_sandbox
 
 
 # The most samples a CPU-backend checker reads of the data file (grader/core/run_options.cpp
@@ -46,6 +46,7 @@ class BatchSession:
         self.warnings = []
         self.user = None          # the run user without a sandbox (--unsafe-no-sandbox, as root)
         self.sandbox = None       # sandbox.Sandbox: every compile and run of student code
+        self.memory = None        # memory_cgroup: what holds each run's memory as a whole
         self.run_uids = queue.Queue()  # one per run that may overlap (see sandbox.RUN_UID_BASE)
         self.sanitizer_path = None
         self.sanitizers = []      # compute-sanitizer tools each passing test runs under again
@@ -158,6 +159,7 @@ class BatchSession:
                 raise RuntimeError(f"no sandbox for student code: {error}") from None
             self.user_note = self.sandbox.describe()
             self.warnings += self.sandbox.notes
+            self.choose_memory_cgroup()
             for index in range(max(1, self.settings.jobs) + 8):  # more than GPU slots + the reference
                 self.run_uids.put(self.sandbox.uid_base + index)
             if not self.sandbox.binds:
@@ -178,6 +180,15 @@ class BatchSession:
         self.warnings.append("UNSAFE: graded without a sandbox (--unsafe-no-sandbox): student code "
                              f"ran as {self.user_note.split(',')[0]} and could see this machine, "
                              "other submissions and this report")
+
+    def choose_memory_cgroup(self):
+        """--cgroup (memory_cgroup.py): a folder that cannot hold runs is an error."""
+        try:
+            self.memory = memory_cgroup.detect(self.settings.cgroup)
+        except memory_cgroup.CgroupUnavailable as error:
+            raise RuntimeError(f"--cgroup {self.settings.cgroup}: {error}") from None
+        self.user_note += f"; each run's memory: {self.memory.describe()}"
+        self.warnings += [n for n in [self.memory.note(self.sandbox.gpu)] if n]
 
     def prepare_run_files(self, default_data):
         """A folder the run user can read, holding each run's program and files; the class's data
@@ -358,10 +369,15 @@ class BatchSession:
 
     def _run_lab(self, lab, folder, tests, gpu, run_inputs, budget, tool=None):
         command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs, tool)
-        result = harness.run_tests(command, tests, env, cwd, self.timeout_of(tool), user=self.user,
-                                  budget_s=budget, seed=folder.input_seed, wrap=wrap)
+        group = self.memory.run(self.sandbox.gpu) if self.memory and wrap else memory_cgroup.NO_RUN
+        with group:  # the run's own cgroup (or none), entered before the sandbox starts
+            result = harness.run_tests(command, tests, env, cwd, self.timeout_of(tool), user=self.user,
+                                      budget_s=budget, seed=folder.input_seed,
+                                      wrap=wrap and (lambda argv: [*group.prefix, *wrap(argv)]))
         if self.sandbox is not None:
             sandbox.explain_run_limits(result.outcomes, self.sandbox.gpu)
+            memory_cgroup.explain(result.outcomes, group.events,
+                                  memory_cgroup.run_memory_bytes(self.sandbox.gpu))
         return result
 
 
