@@ -163,7 +163,7 @@ class BatchSession:
             for index in range(max(1, self.settings.jobs) + 8):  # more than GPU slots + the reference
                 self.run_uids.put(self.sandbox.uid_base + index)
             if not self.sandbox.binds:
-                self.sandbox.sweep(self.sandbox.user.pw_uid)  # what compiles as it left before
+                self.sandbox.sweep(self.sandbox.owner()[0])  # what compiles left before
                 uid_sandbox.hide_secrets(self.sandbox, self.settings)
             return
         me = pwd.getpwuid(os.geteuid()).pw_name
@@ -281,12 +281,13 @@ class BatchSession:
                     os.chmod(copy, 0o755)
         return folder
 
-    def launch(self, lab, folder, gpu, run_inputs=(), tool=None):
+    def launch(self, lab, folder, gpu, run_inputs=(), tool=None, environment=None):
         """How to start one staged lab checker: (command, env, cwd, wrap). Its settings are in its
         environment (runs/checker.py). In the sandbox it sees its programs, the submission's files,
         the data file, the project's copy and the build's `run_inputs` (generated files the tests
         read), at paths.SANDBOXED: fixed paths that reveal nothing of the batch."""
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               **(environment or {})}
         if os.environ.get("LD_LIBRARY_PATH"):
             env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
         if gpu is not None:
@@ -334,14 +335,14 @@ class BatchSession:
         command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs)
         return harness.list_tests(command, env, cwd, 120, user=self.user, wrap=wrap)
 
-    def run_lab(self, lab, folder, tests, gpu, run_inputs, budget=None, tool=None):
-        """Run `tests` of `lab`; with `tool`, under that compute-sanitizer tool on small inputs."""
+    def run_lab(self, lab, folder, tests, gpu, run_inputs, budget=None, tool=None, environment=None):
+        """Run `tests` of `lab` (`tool`: under compute-sanitizer, small inputs; `environment`)."""
         if self.sandbox is None or self.sandbox.mode == "userns":
-            return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool)
+            return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool, environment)
         uid = self._uid_of_thread.uid = self.run_uids.get()
         try:
             self.sandbox.sweep(uid)  # the uid sandbox: nothing of an earlier run is left
-            return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool)
+            return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool, environment)
         finally:
             self._uid_of_thread.uid = None
             self.sandbox.sweep(uid)  # raises, and the uid is not used again, if it cannot
@@ -367,8 +368,8 @@ class BatchSession:
     def timeout_of(self, tool):
         return self.settings.timeout_s * (5 if tool else 1)  # the tool slows kernels down many times
 
-    def _run_lab(self, lab, folder, tests, gpu, run_inputs, budget, tool=None):
-        command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs, tool)
+    def _run_lab(self, lab, folder, tests, gpu, run_inputs, budget, tool=None, environment=None):
+        command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs, tool, environment)
         group = self.memory.run(self.sandbox.gpu) if self.memory and wrap else memory_cgroup.NO_RUN
         with group:  # the run's own cgroup (or none), entered before the sandbox starts
             result = harness.run_tests(command, tests, env, cwd, self.timeout_of(tool), user=self.user,

@@ -172,6 +172,35 @@ class SanitizerEvidence(unittest.TestCase):
         self.assertIn("racecheck", outcomes["Lab03.Counts"].message)
         self.assertIn("bins wrong", outcomes["Lab03.Wrong"].message)
 
+    def test_the_runner_crashing_exiting_or_hanging_under_the_tool_fails_a_passing_test(self):
+        # Code that checks its own bins and traps, exits or spins when they are wrong (issue 51,
+        # attack 2) turns the race the tool's order exposes into a crash: it counts as the race.
+        # The checker's own faults, the budget and a runner that never started do not.
+        runner = "lab03::histogram_v2: the process running your code "
+        run = harness.RunResult()
+        run.outcomes = {
+            "T.Trap": harness.TestOutcome("T.Trap", "failed", runner + "crashed: SIGILL (illegal instruction)"),
+            "T.Abort": harness.TestOutcome("T.Abort", "failed", runner + "crashed: SIGABRT (aborted)"),
+            "T.Exit": harness.TestOutcome("T.Exit", "failed", runner + "exited with status 3"),
+            "T.Spin": harness.TestOutcome("T.Spin", "failed", runner + "did not finish within 150 s: "
+                                          "an endless loop", fault="timeout"),
+            "T.Sticky": harness.TestOutcome("T.Sticky", "failed", "lab03::histogram_v2 failed while "
+                                            "running: cudaErrorLaunchFailure (unspecified launch failure)"),
+            "T.NeverStarted": harness.TestOutcome("T.NeverStarted", "failed", runner + "never started"),
+            "T.Budget": harness.TestOutcome("T.Budget", "failed", "not finished when the budget ran out",
+                                            fault="budget"),
+            "T.CheckerHung": harness.TestOutcome("T.CheckerHung", "failed", "timed out", fault="timeout"),
+            "T.CheckerCrashed": harness.TestOutcome("T.CheckerCrashed", "failed", "crashed during this "
+                                                    "test: SIGSEGV", fault="crash")}
+        outcomes = {name: harness.TestOutcome(name, "passed") for name in run.outcomes}
+        failed = sanitize.apply(outcomes, "racecheck", run)
+        self.assertEqual(sorted(failed), ["T.Abort", "T.Exit", "T.Spin", "T.Sticky", "T.Trap"])
+        self.assertIn("crashed: SIGILL under it, where the normal run passed", outcomes["T.Trap"].message)
+        self.assertIn("did not finish within 150 s under it", outcomes["T.Spin"].message)
+        self.assertIn("the result was wrong", outcomes["T.Sticky"].message)
+        self.assertEqual(sanitize.runner_ending(run.outcomes["T.Exit"].message), ("exit", "exited with status 3"))
+        self.assertEqual(sanitize.runner_ending("bins wrong"), (None, ""))
+
     def test_tool_choice(self):
         self.assertEqual(sanitize.parse_tools("auto", False), [])
         self.assertEqual(sanitize.parse_tools("auto", True), ["racecheck", "synccheck"])
