@@ -19,6 +19,7 @@
 
 #include "grader/runner/channel.hpp"
 #include "grader/runner/counters.hpp"
+#include "grader/runner/device_output.hpp"
 #include "grader/runner/table.hpp"
 #include "grader/runner/shared_memory.hpp"
 #ifdef CUDA_CPU_BACKEND
@@ -52,6 +53,7 @@ class Runner {
     hello.put(Message::kReady);
     if (!channel_.send(hello.bytes())) return 0;
     start_counting();
+    bound_device_output();
     for (;;) {
       Packet packet;
       if (channel_.receive(packet, -1) != Channel::Received::kPacket) return 0;
@@ -86,6 +88,7 @@ class Runner {
       if (kind == Message::kCall) read_and_reset_counters();
       run(calls, reply);
       refuse_host_memory(reply);
+      refuse_device_output(reply, calls.size());
       if (times_continued.load() != continued_before) {
         reply.outcome = Outcome::kException;
         reply.exception_type = "stopped by a signal";
@@ -177,6 +180,15 @@ class Runner {
     if (problem.empty()) return;
     reply.outcome = Outcome::kException;
     reply.exception_type = "host memory the GPU can read";
+    reply.text = problem;
+  }
+
+  // What graded kernels printed, over the cap (device_output.hpp), fails the call or round.
+  static void refuse_device_output(Reply& reply, std::size_t calls) {
+    const std::string problem = device_output_problem(calls);
+    if (problem.empty() || reply.outcome == Outcome::kException) return;
+    reply.outcome = Outcome::kException;
+    reply.exception_type = "output from kernels";
     reply.text = problem;
   }
 
