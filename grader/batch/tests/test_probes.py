@@ -56,6 +56,18 @@ class SourceProbesTest(Temp):
                          ["backend-test", "environment", "other-processes", "system-paths"])
         self.assertIn("line 1: reads the environment (getenv)", [f["detail"] for f in found])
 
+    def test_descriptor_tricks_are_seen_however_qualified(self):
+        # Issue 51, attack 4: `::dup2` passed the host-call rule, which skipped any `::` before a name.
+        found = self.findings("void f(int fd) { ::dup2(fd, 1); ::write(1, \"x\", 1); ::std::exit(0); "
+                              "a.write(1); my::write(2); }\n")
+        self.assertIn("line 1: moves, copies or makes a descriptor or standard stream (dup2): what kernels "
+                      "print, read back on the host, would carry the work there", [f["detail"] for f in found])
+        self.assertEqual(sorted(f["detail"] for f in found if f["rule"] == "host-call"),
+                         ["line 1: calls exit()", "line 1: calls write()"])
+        self.assertFalse(integrity.withholds_score(found))
+        wrapped = self.findings("extern \"C\" int __real_printf(const char*, ...);\n")
+        self.assertTrue(integrity.withholds_score(wrapped))
+
     def test_comments_naming_the_tool_are_no_finding(self):
         self.assertEqual(self.findings("// checked with compute-sanitizer --tool racecheck\n"
                                        "/* getenv, /proc/self/maps, kill() */ int x;\n"), [])
@@ -72,10 +84,13 @@ class CompiledProbesTest(Temp):
         # CAT(get, env)(...) or a macro from elsewhere: the object still calls getenv.
         found = integrity.symbol_findings([("U", "getenv"), ("U", "dl_iterate_phdr"), ("U", "tgkill"),
                                            ("U", "cudaCtxResetPersistingL2Cache"), ("U", "cudaMalloc"),
-                                           ("T", "getenv")])
+                                           ("T", "getenv"), ("U", "dup2@GLIBC_2.2.5"), ("U", "setvbuf"),
+                                           ("U", "__real_printf")])
         self.assertEqual([(f["category"], f["rule"]) for f in found],
                          [("suspicious", "environment"), ("suspicious", "loaded-libraries"),
-                          ("suspicious", "other-processes"), ("tamper", "l2-persistence")])
+                          ("suspicious", "other-processes"), ("tamper", "l2-persistence"),
+                          ("suspicious", "descriptors"), ("suspicious", "descriptors"),
+                          ("tamper", "grader-api")])
 
     def test_strings_of_the_object(self):
         obj = self.write("lab.o", b"\x7fELF\x00\x01racecheck\x00/proc/self/maps\x00ordinary text\x00")
