@@ -70,3 +70,37 @@ def load(report):
 
 def tests_of(record):
     return {t["name"]: t for t in record["labs"]["lab01"]["tests"]}
+
+
+class FixtureRecords:
+    """What a graded class shows (`self.records`, `self.report`: set up by the test class)."""
+
+    def expect(self, student, passed, failed_with=None, status="failing"):
+        """`passed`: the tests that must pass, every other one fails (with `failed_with` in its
+        message, where given)."""
+        record = self.records[student]
+        tests = tests_of(record)
+        self.assertEqual(record["max_score"], MAX, student)
+        self.assertEqual(set(tests), set(SLICES + GRID), student)
+        for name, t in tests.items():
+            want = "passed" if name in passed else "failed"
+            self.assertEqual(t["status"], want, f"{student} {name}: {t['message'][:300]}")
+            if want == "failed" and failed_with:
+                self.assertIn(failed_with, t["message"], f"{student} {name}")
+        # An edge test (n = 0, n = 1) earns its points only when the tests it needs passed too.
+        earning = [n for n in passed if all(m in passed for m in tests[n].get("needs") or [])]
+        self.assertEqual(record["score"], sum(tests[n]["max_score"] for n in earning), student)
+        self.assertEqual(record["labs"]["lab01"]["status"], "graded" if status == "failing" else status)
+        return record
+
+    def student_files(self, student):
+        """What a student is shown: results.json and log.txt."""
+        folder = os.path.join(self.report, "submissions", student)
+        return {name: open(os.path.join(folder, name), encoding="utf-8").read()
+                for name in ("results.json", "log.txt")}
+
+    def instructor_log(self, student):
+        """The instructor's log: every line the runs printed (the student's log.txt holds few)."""
+        with open(os.path.join(self.report, "submissions", student, "instructor-log.txt"),
+                  encoding="utf-8") as f:
+            return f.read()
