@@ -147,6 +147,12 @@ def parse_args(argv):
                              "container such as PrairieLearn's): as root, each run as a uid of its "
                              "own with limits, one submission per batch, after checking that no "
                              "secret of the grader is readable (batch/uid_sandbox.py)")
+    parser.add_argument("--cgroup", default="auto",
+                        help="what holds each run's memory as a whole, its tmpfs pages included: "
+                             "auto (a systemd scope where systemd delegates one, else each "
+                             "process's own limit and the tmpfs sizes, said in the report), none, "
+                             "or a cgroup v2 folder this user may create children in, with the "
+                             "memory controller (batch/memory_cgroup.py)")
     parser.add_argument("--unsafe-no-sandbox", action="store_true",
                         help="grade even where no bubblewrap sandbox can be set up: student code "
                              "then runs unconfined (as --run-as when root, else as you); the "
@@ -186,7 +192,7 @@ def settings_from(args):
         sanitizers=args.sanitizers, run_as=args.run_as, sandbox=args.sandbox,
         seed_file=os.path.abspath(args.seed_file) if args.seed_file else None,
         unsafe_no_sandbox=args.unsafe_no_sandbox,
-        matplotlib=not args.no_matplotlib)
+        matplotlib=not args.no_matplotlib, cgroup=args.cgroup)
 
 
 def main(argv=None):

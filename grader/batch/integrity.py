@@ -40,9 +40,15 @@ GRADER_VARIABLE = re.compile(r"\bGRADER_[A-Z_]+")
 HOST_CALLS = re.compile(
     r"(?<![\w.>:])(?:std\s*::\s*)?(exit|_exit|_Exit|quick_exit|abort|terminate|system|popen|fork|"
     r"vfork|exec[lv]p?e?|raise|signal|sigaction|setenv|unsetenv|putenv|"
-    r"dup[23]?|fcntl|ioctl|open|openat|creat|fopen|freopen|write|pwrite|read|pread|"
+    r"fcntl|ioctl|open|openat|creat|fopen|write|pwrite|read|pread|"
     r"close|unlink|remove|rename|mmap|mprotect|syscall|setjmp|longjmp|atexit|"
     r"at_quick_exit|prctl|chdir|setuid|setgid|socket|connect)\s*\(")
+# A call named from the global namespace (`::write(`, `::std::exit(`) is the same call: the
+# qualifier goes before HOST_CALLS reads the line (`x::write(` and `a.write(` stay members).
+GLOBAL_QUALIFIER = re.compile(r"(?<![\w>:])::\s*")
+# The runner's count of what kernels print wraps printf at link time (grader/runner/
+# device_output_cpu.cpp): a name of the wrapping reaches around it.
+LINK_WRAPPING = re.compile(r"(?<![\w])(__(?:real|wrap)_\w+)")
 SPECIAL_PATHS = re.compile(r"/dev/")  # /proc, /sys and environ: PROBES
 
 # rule of grader::probe_uses -> (category, what the finding says)
@@ -56,6 +62,8 @@ PROBES = {
     "other-processes": ("suspicious", "signals or traces a process ({what})"),
     "system-paths": ("suspicious", "names {what}"),
     "backend-test": ("suspicious", "tests which compiler or backend builds it ({what})"),
+    "descriptors": ("suspicious", "moves, copies or makes a descriptor or standard stream ({what}): "
+                                  "what kernels print, read back on the host, would carry the work there"),
     "device-settings": ("suspicious", "sets a device limit or a stream or launch attribute ({what})"),
 }
 # The same, among the undefined symbols of the compiled object: (rule, names).
@@ -66,6 +74,10 @@ PROBE_SYMBOLS = [
     ("other-processes", re.compile(r"^(?:kill|killpg|tgkill|tkill|sigqueue|pidfd_send_signal|"
                                    r"pidfd_open|pidfd_getfd|ptrace|process_vm_(?:read|write)v)$")),
     ("l2-persistence", re.compile(r"^cu(?:da)?CtxResetPersistingL2Cache\w*$")),
+    ("descriptors", re.compile(r"^(?:dup[23]?|freopen(?:64)?|fdopen|pipe2?|memfd_create|fmemopen|"
+                               r"open_w?memstream|setvbuf|setbuf|setbuffer|setlinebuf|splice|tee|"
+                               r"vmsplice|socketpair|mkfifo(?:at)?|close_range|"
+                               r"posix_spawn_file_actions_add(?:dup2|open))$")),
     ("device-settings", re.compile(r"^(?:cudaDeviceSetLimit|cuCtxSetLimit|cu(?:da)?StreamSetAttribute|"
                                    r"cu(?:da)?LaunchKernelEx|cu(?:da)?GraphKernelNodeSetAttribute)\w*$")),
 ]
@@ -133,7 +145,10 @@ def source_findings(raw_text, scanned, allowed_headers):
             found.append(finding("tamper", "before-main",
                                  f"{where}: __attribute__((constructor)) runs code before the grader",
                                  "source"))
-        for match in HOST_CALLS.finditer(code):
+        for match in LINK_WRAPPING.finditer(code):
+            found.append(finding("tamper", "grader-api", f"{where}: names {match.group(1)}, the "
+                                 "grader's wrapping of what kernels print", "source"))
+        for match in HOST_CALLS.finditer(GLOBAL_QUALIFIER.sub(" ", code)):
             found.append(finding("suspicious", "host-call", f"{where}: calls {match.group(1)}()",
                                  "source"))
         if SPECIAL_PATHS.search(raw) and not raw.lstrip().startswith("//"):
@@ -169,7 +184,7 @@ def symbol_findings(symbols):
         elif kind in STRONG_DEFINED and (name.startswith(("grader::", "testing::")) or name == "main"):
             found.append(finding("tamper", "defines-grader-symbol",
                                  f"defines {name[:120]} (replaces the grader's own code)", "symbols"))
-        elif kind == "U" and name.startswith(("grader::", "testing::")):
+        elif kind == "U" and name.startswith(("grader::", "testing::", "__real_", "__wrap_")):
             found.append(finding("tamper", "grader-api", f"calls {name[:120]}", "symbols"))
         elif kind == "U":
             bare = name.split("@")[0]

@@ -2,11 +2,15 @@
 
 A sandboxed process sees the system's programs and libraries read-only (/usr, /bin, /lib*, /etc,
 /opt, and the prefixes of the tools the build uses where they live elsewhere: a pyenv Python, the
-project's .venv), the paths its caller names (read-only unless asked), a private /tmp of limited
-size, a minimal /dev with the GPU's device nodes, and its own /proc. It has no network and its own
-PID, IPC and UTS namespaces, so it sees no other process and nothing it starts outlives it: when
-the runner kills the sandbox, the kernel ends every process of its PID namespace. Limits on
-processes, open files, file size, CPU time and memory are set before it starts (LIMITS).
+project's .venv), the paths its caller names (read-only unless asked), a private /tmp, /var/tmp
+and /dev/shm, each a tmpfs of limited size (TMPFS), a minimal /dev with the GPU's device nodes,
+and its own /proc. Nothing else is writable: the sandbox's root and its /dev (tmpfs that
+bubblewrap makes without a size, which the sandboxed user owns in a user namespace) are
+remounted read-only once set up. It has no network and its own PID, IPC and UTS namespaces, so
+it sees no other process and nothing it starts outlives it: when the runner kills the sandbox, the
+kernel ends every process of its PID namespace. Limits on processes, open files, file size, CPU
+time and memory are set before it starts (LIMITS); a run's memory as a whole, its tmpfs pages
+included, is held by a cgroup where the host delegates one (memory_cgroup.py).
 
 It never runs as root or as the instructor's own account:
 - grader run as root: bwrap is privileged, and the command is started through `setpriv` as the run
@@ -33,15 +37,22 @@ RUN_UID_BASE = 2_000_000_000
 SYSTEM_ROOTS = ["/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt"]
 INSIDE_UID = 65534
 
-# Per kind of use: private /tmp size, largest file, processes of the run user, open files, CPU
-# seconds and memory of each process. Memory: the address space (RLIMIT_AS) of a compile and of a
+# Per kind of use: largest file, processes of the run user, open files, CPU seconds and memory of
+# each process. Memory: the address space (RLIMIT_AS) of a compile and of a
 # CPU-backend run; a CUDA program reserves far more address space than it uses, so a GPU run's
 # limit is on its data (RLIMIT_DATA: heap and private writable mappings, not reservations).
 LIMITS = {
-    "compile": {"tmp_bytes": 4 << 30, "file_bytes": 2 << 30, "processes": 2048, "files": 4096,
+    "compile": {"file_bytes": 2 << 30, "processes": 2048, "files": 4096,
                 "cpu_s": 1800, "memory_bytes": 8 << 30},
-    "run": {"tmp_bytes": 256 << 20, "file_bytes": 128 << 20, "processes": 1024, "files": 4096,
+    "run": {"file_bytes": 128 << 20, "processes": 1024, "files": 4096,
             "cpu_s": 3600, "memory_bytes": 4 << 30, "gpu_data_bytes": 32 << 30},
+}
+# Every writable place of the sandbox, per kind of use, and its size: tmpfs pages belong to no
+# process, so no per-process limit holds them; the size does (and, where the host delegates one,
+# the run's cgroup: memory_cgroup.py). A compile's /tmp holds the compiler's temporary files.
+TMPFS = {
+    "compile": {"/tmp": 4 << 30, "/var/tmp": 256 << 20, "/dev/shm": 256 << 20},
+    "run": {"/tmp": 256 << 20, "/var/tmp": 256 << 20, "/dev/shm": 256 << 20},
 }
 # A run's glibc keeps few malloc arenas (each reserves 64 MiB of address space per thread that
 # allocates), so its address-space limit measures memory used rather than the machine's cores.
@@ -103,12 +114,14 @@ class Sandbox:
         self.prefixes = prefixes
         self.gpu = gpu
         self.setpriv = shutil.which("setpriv") or "/usr/bin/setpriv"
-        # bubblewrap before 0.8 (Ubuntu 22.04 has 0.6) cannot size a tmpfs: /tmp is then limited
-        # only by the file size limit, and the report says so (notes).
+        # bubblewrap before 0.8 (Ubuntu 22.04 has 0.6) cannot size a tmpfs: /tmp, /var/tmp and
+        # /dev/shm are then limited only by the file size limit and the run's cgroup, where the
+        # host delegates one, and the report says so (notes).
         self.sized_tmp = _supports(bwrap, "--size")
         self.notes = [] if self.sized_tmp else [
-            "this bubblewrap cannot limit the size of the sandbox's /tmp (it has no --size; 0.8 "
-            "or newer has): each file there is still limited, their total is not"]
+            "this bubblewrap cannot limit the size of the sandbox's /tmp, /var/tmp and /dev/shm "
+            "(it has no --size; 0.8 or newer has): each file there is still limited, their total "
+            "only by the run's cgroup where there is one"]
 
     def describe(self):
         if self.mode == "root":
@@ -147,10 +160,10 @@ class Sandbox:
                     bwrap += ["--ro-bind", root, root]
         if os.path.isdir("/sys"):
             bwrap += ["--ro-bind", "/sys", "/sys"]
-        bwrap += ["--proc", "/proc", "--dev", "/dev",
-                  *(["--size", str(limits["tmp_bytes"])] if self.sized_tmp else []),
-                  "--tmpfs", "/tmp", "--chmod", "1777", "/tmp",
-                  "--tmpfs", "/var/tmp", "--chmod", "1777", "/var/tmp"]
+        bwrap += ["--proc", "/proc", "--dev", "/dev"]
+        for path, size in TMPFS[kind].items():
+            bwrap += [*(["--size", str(size)] if self.sized_tmp else []),
+                      "--tmpfs", path, "--chmod", "1777", path]
         if (self.gpu if gpu is None else gpu):
             for node in gpu_device_nodes():
                 bwrap += ["--dev-bind", node, node]
@@ -162,7 +175,7 @@ class Sandbox:
         for path in inside_paths:
             parents = []
             parent = os.path.dirname(path)
-            while parent not in ("/", "/tmp", "/var/tmp") and not _within(parent, SYSTEM_ROOTS):
+            while parent not in ("/", *TMPFS[kind]) and not _within(parent, SYSTEM_ROOTS):
                 parents.append(parent)
                 parent = os.path.dirname(parent)
             for folder in reversed(parents):
@@ -175,7 +188,9 @@ class Sandbox:
             bwrap += ["--ro-bind", outside, inside]
         for outside, inside in writable:
             bwrap += ["--bind", outside, inside]
-        bwrap += ["--chdir", chdir, "--"]
+        # The root and /dev are bubblewrap's own tmpfs, of no size; the sandboxed user owns them in
+        # a user namespace: read-only from here on (the mounts above keep their own flags).
+        bwrap += ["--remount-ro", "/dev", "--remount-ro", "/", "--chdir", chdir, "--"]
         if self.mode == "root":
             bwrap += [self.setpriv, f"--reuid={uid if uid is not None else self.user.pw_uid}",
                       f"--regid={self.user.pw_gid}",

@@ -9,8 +9,16 @@ GoogleTest's "[ RUN ]" lines, which is how a report is tied to its test. The too
 warps of a block in another order, which turns some races into wrong results (racecheck does not
 report a plain store racing with an atomicAdd, but the bins come out wrong under it): a test whose
 grader verdict under the tool is "failed" fails too, as on the CPU backend's shuffled schedule.
-Only positive evidence counts: never a crash, a hang or an exit under the tool (the tool can cause
-those; the normal run already judged them), and never a test the reference itself fails under it.
+
+A crash is evidence too. Code that adds up its own bins and traps (__builtin_trap, assert, a
+sticky error), exits or spins forever when they come out wrong turns every race the tool's order
+exposes into a crash or a hang, where a failed verdict was: so a test whose runner crashed, exited,
+sent no well-formed reply or did not finish under the tool, where the normal run passed, fails
+too, with its own message (runner_ending). A hang counts as well: a trap's next of kin, and the
+tool's own slowness is allowed for (five times --timeout, small inputs). What never counts: the
+checker's own faults (the harness's), the submission's time budget running out, a runner that
+never started under the tool, and any test the reference itself fails, crashes or hangs in under
+the tool (those tests are exempt: `evidence` of the reference's run, pipeline.py).
 """
 import os
 import re
@@ -58,6 +66,25 @@ def parse_tools(spec, available):
 
 # What the checker's message says when the runner crashed, hung or exited (grader/core/student_code.cu).
 RUNNER_FAULT = "the process running your code"
+# How it ended, in the runner's words (grader/runner/process.cpp describe_exit, student_code.cu).
+RUNNER_ENDINGS = [
+    ("crash", re.compile(re.escape(RUNNER_FAULT) + r" (crashed: (?:SIG[A-Z0-9]+|signal \d+))")),
+    ("exit", re.compile(re.escape(RUNNER_FAULT) + r" (exited with status \d+)")),
+    ("malformed", re.compile(re.escape(RUNNER_FAULT) + r" (sent the grader a malformed reply)")),
+    ("hang", re.compile(re.escape(RUNNER_FAULT) + r" (did not finish within [0-9.]+ s)")),
+    ("start", re.compile(re.escape(RUNNER_FAULT) + r" (never started|could not be started)")),
+]
+
+
+def runner_ending(message):
+    """(kind, words) of how the runner running the student's code ended during a test: crash
+    (a signal: SIGILL for __builtin_trap on the CPU, SIGABRT for abort() or a failed assert),
+    exit, malformed (its reply), hang or start (it never started); (None, "") when it did not."""
+    for kind, pattern in RUNNER_ENDINGS:
+        found = pattern.search(message)
+        if found:
+            return kind, found.group(1)
+    return None, ""
 
 
 def command_prefix(tool_path, tool):
@@ -79,19 +106,26 @@ def hazards_by_test(output):
 
 
 def evidence(run_result):
-    """{test: what the tool run shows against it}: reported hazards, and wrong results (the
-    grader's own "failed" verdict, not a fault of the harness)."""
+    """{test: what the tool run shows against it}: reported hazards, wrong results (the grader's
+    own "failed" verdict), and the runner crashing, exiting or hanging (runner_ending); never a
+    fault of the harness (the checker's), the budget, or a runner that never started."""
     found = {}
     for attempt in run_result.attempts:
         for name, lines in hazards_by_test(attempt.output).items():
             found[name] = "it reported:\n" + "\n".join(lines[:6])
     for name, outcome in run_result.outcomes.items():
-        # The runner (the student's code under the tool) crashing or hanging is the tool's limit
-        # as much as the code's: like a crash of the harness, it never counts.
-        runner_fault = RUNNER_FAULT in outcome.message
-        if outcome.status == "failed" and not outcome.fault and not runner_fault and name not in found:
-            found[name] = ("under its schedule the result was wrong:\n"
-                           + "\n".join(outcome.message.strip().splitlines()[:6]))
+        if outcome.status != "failed" or name in found or outcome.fault not in ("", "timeout"):
+            continue
+        kind, words = runner_ending(outcome.message)
+        if kind == "start" or (outcome.fault == "timeout" and kind != "hang"):
+            continue
+        what = "\n".join(outcome.message.strip().splitlines()[:6])
+        if kind is None:
+            found[name] = "under its schedule the result was wrong:\n" + what
+        else:
+            found[name] = (f"the process running your code {words} under it, where the normal run "
+                           "passed (code that stops the run when its own results come out wrong "
+                           f"hides a race that way, and that counts as the race):\n{what}")
     return found
 
 

@@ -10,16 +10,28 @@ can still tell it apart (CUDA_CPU_BACKEND is defined, __CUDA_ARCH__ is not), but
 the backend in its source, which the source rules report (integrity.py, "backend-test"), or by
 timing its own kernels.
 
-Only positive evidence counts, as in sanitize.py: a test fails here when the checker's own verdict
-on the CPU backend is "failed" (wrong bins), never for a crash, a hang or an exit there (a GPU
-kernel may rely on what the backend does not model), and only for tests the reference solution
-passes on the CPU backend. A submission that does not build for the CPU backend keeps its GPU
-verdicts, with a finding for the instructor's review (the sanitizer pass still judged it).
+What counts (judge): a test fails here when the checker's own verdict on the CPU backend is
+"failed" (wrong bins), and when the student's code stopped the run there: a trap (__builtin_trap:
+SIGILL; the backend's __trap()), abort() or a failed assert (SIGABRT), any other signal, an exit,
+an exception, a malformed reply, memory written out of bounds. Code that adds up its own bins and
+stops when they are wrong turns the race the shuffle exposes into such a crash, where a wrong
+verdict was (issue 51, attack 2): that counts as the race. Each CUDA thread has 1 MiB of stack here
+(STACK_KB), more than a GPU thread's 512 KiB of local memory, so its stack guard is no limit of
+the backend's: an overflow is the code's. Not held against the student, and said so in the test's
+message, is what the backend causes itself (BACKEND_CAUSED): a feature it does not model (a launch
+from device code), a resource it ran out of (fiber stacks), a barrier or warp mask that exited
+threads miss (the backend is stricter than a GPU there), and a run that never started or did not
+finish (a spin loop that waits for another thread of its block never
+ends there: threads switch only at barriers, warp intrinsics and atomics). Only tests the
+reference solution passes on the CPU backend are judged. A submission that does not build for
+the CPU backend keeps its GPU verdicts, with a finding for the instructor's review (the sanitizer
+pass still judged it).
 
 It runs whenever the sanitizer pass is asked for (--sanitizers other than none), even where
 compute-sanitizer is absent: then it is the batch's only race check.
 """
 import queue
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 from batch import builder, grading, integrity, sanitize
@@ -36,36 +48,73 @@ def judged_tests(run_result):
     return sorted(name for name, o in run_result.outcomes.items() if o.status == "passed")
 
 
-# A failure these words describe is the run's, not the kernel's answer: the runner crashed, threw
-# (the backend could not start its threads: a process flood fills the sandbox's process limit),
-# or a CUDA call failed. A race shows as a wrong answer, which none of them is.
-NOT_A_VERDICT = (sanitize.RUNNER_FAULT, "exception", "failed while running", "out of memory")
+# Each CUDA thread's stack in these runs, KiB: a GPU thread has at most 512 KiB of local memory.
+STACK_KB = 1024
+ENVIRONMENT = {"CUDA_CPU_BACKEND_STACK_KB": str(STACK_KB)}
+
+# What the CPU backend causes itself (its words in the checker's message), and why that is not
+# held against the student.
+BACKEND_CAUSED = [
+    (re.compile(r"not supported by the CPU backend"), "it uses a feature the CPU backend does not model"),
+    (re.compile(r"could not map a fiber stack"), "the CPU backend ran out of fiber stacks"),
+    (re.compile(r"exited while .*(?:wait at __syncthreads\(\)|wait for it in)|cannot make progress|"
+                r"wait in \S+ with mask"),
+     "the CPU backend stops at a barrier or warp mask that exited threads miss, where a GPU goes on"),
+]
+HANG = ("it did not finish there: on the CPU backend a thread that waits for another thread of its "
+        "block (a spin loop) may wait forever, as threads switch only at barriers, warp intrinsics "
+        "and atomics")
+
+
+def judge(outcome):
+    """(held, why) of a test the CPU run failed: held against the student (a wrong verdict, or the
+    student's code stopping the run), or not (the harness's fault, or BACKEND_CAUSED), and why."""
+    kind, words = sanitize.runner_ending(outcome.message)
+    if outcome.fault not in ("", "timeout") or (outcome.fault == "timeout" and kind != "hang"):
+        return False, f"the grader's own run failed there ({outcome.fault})"
+    if kind in ("hang", "start"):
+        return False, HANG if kind == "hang" else "it never started there"
+    for pattern, why in BACKEND_CAUSED:
+        if pattern.search(outcome.message):
+            return False, why
+    message = "\n".join(outcome.message.strip().splitlines()[:6])
+    if kind is None:
+        return True, message
+    return True, (f"your code stopped the run there ({words}): a trap, abort() or a failed assert, "
+                  "or a check of its own results that failed, counts as the wrong result it "
+                  f"stopped (each CUDA thread had {STACK_KB} KiB of stack there):\n{message}")
 
 
 def evidence(run_result):
-    """{test: the checker's message} for each test the CPU run says is wrong (not a fault of the
-    harness, not the runner crashing, throwing or hanging)."""
+    """{test: why} for each test the CPU run holds against the student (judge)."""
     found = {}
     for name, outcome in run_result.outcomes.items():
-        if (outcome.status == "failed" and not outcome.fault
-                and not any(words in outcome.message for words in NOT_A_VERDICT)):
-            found[name] = "\n".join(outcome.message.strip().splitlines()[:6])
+        if outcome.status == "failed":
+            held, why = judge(outcome)
+            if held:
+                found[name] = why
     return found
 
 
 def apply(outcomes, judged, cpu_run):
     """Fail each test of `outcomes` (name -> harness.TestOutcome) that passed on the GPU, that the
-    reference passes on the CPU backend (`judged`) and that fails there. Returns the names failed."""
+    reference passes on the CPU backend (`judged`) and that fails there, held against the student;
+    one the backend failed itself keeps its pass, its message saying so. Returns the names failed."""
     failed = []
-    for name, why in evidence(cpu_run).items():
+    held = evidence(cpu_run)
+    for name, cpu in cpu_run.outcomes.items():
         outcome = outcomes.get(name)
-        if name not in judged or outcome is None or outcome.status != "passed":
+        if name not in judged or outcome is None or outcome.status != "passed" or cpu.status != "failed":
+            continue
+        if name not in held:
+            outcome.message = (outcome.message + "\n" if outcome.message else "") + (
+                f"(not judged on {SCHEDULE}: {judge(cpu)[1]})")
             continue
         outcome.status = "failed"
         outcome.fault = "cpu-schedule"
         outcome.message = (f"passed on the GPU, but the same test fails on {SCHEDULE}, which runs a "
                            "block's threads in another order: a race a GPU run can hide (check your "
-                           f"__syncthreads() calls); there:\n{why}")
+                           f"__syncthreads() calls); there:\n{held[name]}")
         failed.append(name)
     return failed
 
@@ -119,7 +168,7 @@ class CpuOpinion:
                 tests = tests_by_lab.get(name) or []
                 if tests:
                     runs[name] = batch.run_lab(name, folder, tests, None, worker.run_inputs,
-                                               batch.settings.budget_s)
+                                               batch.settings.budget_s, environment=ENVIRONMENT)
         finally:
             batch.unstage(folder)
         return builds, runs

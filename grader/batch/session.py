@@ -18,7 +18,7 @@ from dataclasses import dataclass, replace
 from runs import harness
 from runs.checker import CheckerSettings
 
-from batch import builder, paths, project, sandbox, sanitize, uid_sandbox
+from batch import builder, memory_cgroup, paths, project, sandbox, sanitize, uid_sandbox
 
 
 # The most samples a CPU-backend checker reads of the data file (grader/core/run_options.cpp
@@ -46,6 +46,7 @@ class BatchSession:
         self.warnings = []
         self.user = None          # the run user without a sandbox (--unsafe-no-sandbox, as root)
         self.sandbox = None       # sandbox.Sandbox: every compile and run of student code
+        self.memory = None        # memory_cgroup: what holds each run's memory as a whole
         self.run_uids = queue.Queue()  # one per run that may overlap (see sandbox.RUN_UID_BASE)
         self.sanitizer_path = None
         self.sanitizers = []      # compute-sanitizer tools each passing test runs under again
@@ -158,10 +159,11 @@ class BatchSession:
                 raise RuntimeError(f"no sandbox for student code: {error}") from None
             self.user_note = self.sandbox.describe()
             self.warnings += self.sandbox.notes
+            self.choose_memory_cgroup()
             for index in range(max(1, self.settings.jobs) + 8):  # more than GPU slots + the reference
                 self.run_uids.put(self.sandbox.uid_base + index)
             if not self.sandbox.binds:
-                self.sandbox.sweep(self.sandbox.user.pw_uid)  # what compiles as it left before
+                self.sandbox.sweep(self.sandbox.owner()[0])  # what compiles left before
                 uid_sandbox.hide_secrets(self.sandbox, self.settings)
             return
         me = pwd.getpwuid(os.geteuid()).pw_name
@@ -178,6 +180,15 @@ class BatchSession:
         self.warnings.append("UNSAFE: graded without a sandbox (--unsafe-no-sandbox): student code "
                              f"ran as {self.user_note.split(',')[0]} and could see this machine, "
                              "other submissions and this report")
+
+    def choose_memory_cgroup(self):
+        """--cgroup (memory_cgroup.py): a folder that cannot hold runs is an error."""
+        try:
+            self.memory = memory_cgroup.detect(self.settings.cgroup)
+        except memory_cgroup.CgroupUnavailable as error:
+            raise RuntimeError(f"--cgroup {self.settings.cgroup}: {error}") from None
+        self.user_note += f"; each run's memory: {self.memory.describe()}"
+        self.warnings += [n for n in [self.memory.note(self.sandbox.gpu)] if n]
 
     def prepare_run_files(self, default_data):
         """A folder the run user can read, holding each run's program and files; the class's data
@@ -270,12 +281,13 @@ class BatchSession:
                     os.chmod(copy, 0o755)
         return folder
 
-    def launch(self, lab, folder, gpu, run_inputs=(), tool=None, evidence=False):
+    def launch(self, lab, folder, gpu, run_inputs=(), tool=None, evidence=False, environment=None):
         """How to start one staged lab checker: (command, env, cwd, wrap). Its settings are in its
         environment (runs/checker.py). In the sandbox it sees its programs, the submission's files,
         the data file, the project's copy and the build's `run_inputs` (generated files the tests
         read), at paths.SANDBOXED: fixed paths that reveal nothing of the batch."""
-        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"}
+        env = {"PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               **(environment or {})}
         if os.environ.get("LD_LIBRARY_PATH"):
             env["LD_LIBRARY_PATH"] = os.environ["LD_LIBRARY_PATH"]
         if gpu is not None:
@@ -324,15 +336,17 @@ class BatchSession:
         command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs)
         return harness.list_tests(command, env, cwd, 120, user=self.user, wrap=wrap)
 
-    def run_lab(self, lab, folder, tests, gpu, run_inputs, budget=None, tool=None, evidence=False):
+    def run_lab(self, lab, folder, tests, gpu, run_inputs, budget=None, tool=None, evidence=False,
+                environment=None):
         """Run `tests` of `lab`; with `tool`, under that compute-sanitizer tool on small inputs;
-        with `evidence`, the runner counting what ran (batch/technique_evidence.py)."""
+        with `evidence`, the runner counting what ran (batch/technique_evidence.py); `environment`:
+        variables added to the checker's (the second opinion's schedule)."""
         if self.sandbox is None or self.sandbox.mode == "userns":
-            return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool, evidence)
+            return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool, evidence, environment)
         uid = self._uid_of_thread.uid = self.run_uids.get()
         try:
             self.sandbox.sweep(uid)  # the uid sandbox: nothing of an earlier run is left
-            return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool, evidence)
+            return self._run_lab(lab, folder, tests, gpu, run_inputs, budget, tool, evidence, environment)
         finally:
             self._uid_of_thread.uid = None
             self.sandbox.sweep(uid)  # raises, and the uid is not used again, if it cannot
@@ -358,12 +372,18 @@ class BatchSession:
     def timeout_of(self, tool):
         return self.settings.timeout_s * (5 if tool else 1)  # the tool slows kernels down many times
 
-    def _run_lab(self, lab, folder, tests, gpu, run_inputs, budget, tool=None, evidence=False):
-        command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs, tool, evidence)
-        result = harness.run_tests(command, tests, env, cwd, self.timeout_of(tool), user=self.user,
-                                  budget_s=budget, seed=folder.input_seed, wrap=wrap)
+    def _run_lab(self, lab, folder, tests, gpu, run_inputs, budget, tool=None, evidence=False,
+                 environment=None):
+        command, env, cwd, wrap = self.launch(lab, folder, gpu, run_inputs, tool, evidence, environment)
+        group = self.memory.run(self.sandbox.gpu) if self.memory and wrap else memory_cgroup.NO_RUN
+        with group:  # the run's own cgroup (or none), entered before the sandbox starts
+            result = harness.run_tests(command, tests, env, cwd, self.timeout_of(tool), user=self.user,
+                                      budget_s=budget, seed=folder.input_seed,
+                                      wrap=wrap and (lambda argv: [*group.prefix, *wrap(argv)]))
         if self.sandbox is not None:
             sandbox.explain_run_limits(result.outcomes, self.sandbox.gpu)
+            memory_cgroup.explain(result.outcomes, group.events,
+                                  memory_cgroup.run_memory_bytes(self.sandbox.gpu))
         return result
 
 

@@ -65,6 +65,7 @@ class Settings:
     seed_file: Optional[str]      # --seed-file, a secret the uid sandbox checks is not readable
     unsafe_no_sandbox: bool
     matplotlib: bool
+    cgroup: str = "auto"          # --cgroup: auto, none or a folder (memory_cgroup.py)
 
     @property
     def shard_text(self):

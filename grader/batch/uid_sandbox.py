@@ -1,16 +1,17 @@
 """The uid sandbox (--sandbox uid), for machines where bubblewrap cannot start because they give no
 namespaces: PrairieLearn's grader containers, Docker's default profile. The grader runs as root
 and starts every compile and run of student code through prlimit and setpriv: as a uid of its own
-(each run; compiles as --run-as), with no groups, no capabilities, no new privileges, and the
-limits of sandbox.LIMITS.
+(COMPILE_UID for compiles, UID_BASE and up for runs; the group of --run-as), with no groups, no
+capabilities, no new privileges, and the limits of sandbox.LIMITS.
 
 Without namespaces, student code shares the machine's view: every file others may read, the
 process list (command lines; not environments or memory: the checker is not dumpable), the
 machine's network, its world-writable folders and System V IPC. The batch makes up for each, and
 refuses to start where it cannot (session.BatchSession.choose_isolation):
 - it grades one submission per batch (a container per job, as PrairieLearn's), so no other
-  student's file or process is on the machine; nothing else there may run as its uids
-  (UID_BASE and up, or --run-as), whose every process its sweeps end;
+  student's file or process is on the machine; it ends the processes of its own uids only (OWN_UIDS,
+  which no account has: never --run-as's, often `nobody`, which other graders of the host use),
+  and refuses to start while any process runs as one of them (another batch of it here);
 - before any student code runs, it checks as the run uids that none of the grader's secrets can
   be read (`hide_secrets`): the seed file, the report, the work folder's salt and data, the
   project's answers (project.answer_paths); one that can is an error that names it;
@@ -27,14 +28,17 @@ import subprocess
 import sys
 
 from batch import project, sandbox
+from batch import uid_start
 from batch.uid_start import KILL_DEADLINE_S, kill_processes
 
 # Where no grader file is, and what a walk for world-writable folders never enters.
 NOT_WALKED = ("/proc", "/sys")
 START = os.path.join(os.path.dirname(os.path.abspath(__file__)), "uid_start.py")
 # Its run uids: apart from bubblewrap's (sandbox.RUN_UID_BASE), whose runs its sweeps would end
-# if both graded on one machine.
+# if both graded on one machine; its compiles' uid just below them. No account has any of them.
 UID_BASE = sandbox.RUN_UID_BASE + 1_000_000
+COMPILE_UID = UID_BASE - 1
+OWN_UIDS = range(COMPILE_UID, UID_BASE + 1024)
 
 
 class UidSandbox:
@@ -44,7 +48,8 @@ class UidSandbox:
     uid_base = UID_BASE
 
     def __init__(self, user, gpu):
-        self.user = user
+        self.user = user  # its group is the sandbox's
+        self.compile_uid = COMPILE_UID
         self.gpu = gpu
         self.setpriv = shutil.which("setpriv")
         self.prlimit = shutil.which("prlimit")
@@ -58,19 +63,21 @@ class UidSandbox:
                               f"this machine's network ({', '.join(interfaces)} up)")
 
     def describe(self):
-        return (f"uid sandbox (no namespaces): each run as a uid of its own, compiles as "
-                f"{self.user.pw_name} (uid {self.user.pw_uid}); limits, no capabilities; it sees "
+        return (f"uid sandbox (no namespaces): each run as a uid of its own, compiles as uid "
+                f"{self.compile_uid}, group {self.user.pw_name}; limits, no capabilities; it sees "
                 "the files of this machine others may read")
 
     def owner(self):
-        return self.user.pw_uid, self.user.pw_gid
+        return self.compile_uid, self.user.pw_gid
 
     def command(self, argv, kind, read_only=(), writable=(), chdir=None, gpu=None, uid=None):
         """The full command line; `read_only`, `writable` and `chdir` are bubblewrap's (paths
         here are the machine's own, and the caller's folder is the command's)."""
         limits = sandbox.LIMITS[kind]
         rule, memory = sandbox.memory_limit(kind, self.gpu if gpu is None else gpu)
-        uid = self.user.pw_uid if uid is None else uid
+        uid = self.compile_uid if uid is None else uid
+        if uid not in OWN_UIDS:  # its sweeps would end another user's processes
+            raise ValueError(f"uid sandbox: uid {uid} is not one of its own")
         # First, as root, no process of the uid left (uid_start.py); no POSIX message queue:
         # without their file system mounted, the sweep could not find one.
         return [sys.executable, "-S", START, str(uid), "--",
@@ -84,7 +91,9 @@ class UidSandbox:
     def sweep(self, uid):
         """End everything of `uid`: its processes, its files in world-writable folders, its
         System V IPC objects, its kernel keyrings. RuntimeError when a process of it outlives
-        the deadline, or its keyrings cannot be cleared."""
+        the deadline, or its keyrings cannot be cleared; ValueError for a uid not its own."""
+        if uid not in OWN_UIDS:
+            raise ValueError(f"uid sandbox: uid {uid} is not one of its own")
         left = kill_processes(uid)
         if left:
             raise RuntimeError(f"uid sandbox: {len(left)} process(es) of uid {uid} survived "
@@ -130,10 +139,17 @@ def detect(run_as, gpu):
     chosen = UidSandbox(user, gpu)
     programs = {os.path.realpath(p) for p in [sys.executable] + [shutil.which(t) for t in
                 ("meson", "ninja", "c++", "nvcc")] if p}
-    runnable = set(chosen.readable(sorted(programs), user.pw_uid, "-x"))
+    others = uid_start.processes_of_any(OWN_UIDS)
+    if others:
+        shown = ", ".join(f"uid {uid}: pid {' '.join(map(str, pids[:3]))}" for uid, pids in sorted(others.items())[:3])
+        raise sandbox.SandboxUnavailable(
+            f"processes run as the uid sandbox's own uids ({shown}): another batch is grading "
+            "here, or one left them behind. It ends every process of those uids, so it will not "
+            "start beside them: wait for that batch, or end them")
+    runnable = set(chosen.readable(sorted(programs), chosen.compile_uid, "-x"))
     if programs - runnable:
         raise sandbox.SandboxUnavailable(
-            f"{run_as} cannot run {', '.join(sorted(programs - runnable))}: in the uid sandbox the "
+            f"uid {chosen.compile_uid} cannot run {', '.join(sorted(programs - runnable))}: in the uid sandbox the "
             "build's tools must be where every user can run them (system packages, /usr/local, "
             "or the project's .venv made from such a Python)")
     done = subprocess.run(chosen.command(["id", "-u"], "run", uid=UID_BASE),
@@ -155,7 +171,7 @@ def hide_secrets(box, settings):
     secret = [settings.report.root, settings.work.seed_salt, settings.work.data_dir]
     secret += [settings.seed_file] if settings.seed_file else []
     secret = [p for p in secret if os.path.lexists(p)] + project.answer_paths(project.ROOT, own)
-    for uid in (box.user.pw_uid, UID_BASE):
+    for uid in (box.compile_uid, UID_BASE):
         try:
             readable = box.readable(secret, uid)
         except (RuntimeError, OSError, subprocess.TimeoutExpired) as error:

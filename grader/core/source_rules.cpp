@@ -157,6 +157,11 @@ const std::vector<IdentifierRule>& identifier_rules() {
       {"backend-test",
        identifier("CUDA_CPU_BACKEND[A-Za-z0-9_]*|cpu_backend|__CUDA[A-Za-z0-9_]*|"
                   "__NVCC[A-Za-z0-9_]*|CUDART_VERSION|CUDA_VERSION|__has_include")},
+      {"descriptors",
+       identifier("dup|dup2|dup3|freopen|freopen64|fdopen|pipe|pipe2|memfd_create|fmemopen|"
+                  "open_memstream|open_wmemstream|setvbuf|setbuf|setbuffer|setlinebuf|splice|tee|"
+                  "vmsplice|socketpair|mkfifo|mkfifoat|close_range|posix_spawn_file_actions_add(?:dup2|open)|"
+                  "(?:SYS|__NR)_(?:dup|dup2|dup3|pipe|pipe2|memfd_create|splice|tee|vmsplice|close_range)")},
       {"device-settings",
        identifier("cudaStreamSetAttribute|cuStreamSetAttribute|cudaLaunchKernelEx|"
                   "cuLaunchKernelEx|cudaGraphKernelNodeSetAttribute|cuGraphKernelNodeSetAttribute|"
@@ -188,6 +193,9 @@ std::vector<ProbeUse> probe_uses(const std::string& source) {
       std::regex::ECMAScript | std::regex::icase);
   static const std::regex system_path(R"(/(proc|sys)(?=[/"]|$))");
   static const std::regex adjacent_literals(R"("[ \t]*(?:u8|u|U|L)?")");
+  // A standard stream given another FILE, or its descriptor closed for the next open to take.
+  static const std::regex stream_moved(
+      R"((^|[^A-Za-z0-9_.>])(std\s*::\s*)?((stdout|stderr|stdin)\s*=(?!=)|close\s*\(\s*(1|2|STDOUT_FILENO|STDERR_FILENO)\s*\)))");
   static const std::regex set_limit(R"((cudaDeviceSetLimit|cuCtxSetLimit)\s*\(\s*((?:::)?[A-Za-z_][A-Za-z0-9_:]*)?)");
   const std::string spliced = splice_lines(source);
   std::vector<ProbeUse> uses;
@@ -222,6 +230,10 @@ std::vector<ProbeUse> probe_uses(const std::string& source) {
         add(number, rule.rule, (*it)[2].str());
         l2 = l2 || std::string(rule.rule) == "l2-persistence";
       }
+    }
+    for (auto it = std::sregex_iterator(names.begin(), names.end(), stream_moved);
+         it != std::sregex_iterator(); ++it) {
+      add(number, "descriptors", std::regex_replace((*it)[3].str(), std::regex(R"(\s+)"), ""));
     }
     for (auto it = std::sregex_iterator(names.begin(), names.end(), set_limit);
          it != std::sregex_iterator(); ++it) {

@@ -30,6 +30,9 @@ std::string join_pasted_tokens(const std::string& code);
 //   other-processes  signals or traces a process (kill, sigqueue, ptrace, ...)
 //   system-paths     names /proc or /sys
 //   backend-test     tests which compiler or backend builds it (CUDA_CPU_BACKEND, __CUDACC__, ...)
+//   descriptors      moves, copies or makes a descriptor or standard stream the host can read
+//                    back (dup2, freopen, setvbuf, pipe, memfd_create, `stdout =`, close(1), ...):
+//                    what a kernel prints, read back on the host, carries the samples there
 //   device-settings  sets a device limit or a stream or launch attribute other than by a harmless
 //                    name (the persisting-L2 settings go through these calls)
 // `what` is the name or text found. Comments never count; names built by token pasting and

@@ -19,6 +19,7 @@
 
 #include "grader/runner/channel.hpp"
 #include "grader/runner/counters.hpp"
+#include "grader/runner/device_output.hpp"
 #include "grader/runner/evidence.hpp"
 #include "grader/runner/table.hpp"
 #include "grader/runner/shared_memory.hpp"
@@ -53,6 +54,7 @@ class Runner {
     hello.put(Message::kReady);
     if (!channel_.send(hello.bytes())) return 0;
     start_counting();
+    bound_device_output();
     for (;;) {
       Packet packet;
       if (channel_.receive(packet, -1) != Channel::Received::kPacket) return 0;
@@ -94,6 +96,7 @@ class Runner {
       if (kind == Message::kCall) read_and_reset_counters();
       run(calls, reply);
       refuse_host_memory(reply);
+      refuse_device_output(reply, calls.size());
       if (times_continued.load() != continued_before) {
         reply.outcome = Outcome::kException;
         reply.exception_type = "stopped by a signal";
@@ -195,6 +198,15 @@ class Runner {
     Evidence found = take_evidence();
     if (!found.collected && found.unavailable.empty()) found.unavailable = evidence_unavailable_;
     return found;
+  }
+
+  // What graded kernels printed, over the cap (device_output.hpp), fails the call or round.
+  static void refuse_device_output(Reply& reply, std::size_t calls) {
+    const std::string problem = device_output_problem(calls);
+    if (problem.empty() || reply.outcome == Outcome::kException) return;
+    reply.outcome = Outcome::kException;
+    reply.exception_type = "output from kernels";
+    reply.text = problem;
   }
 
   void send(const Reply& reply, const Counters& counters, const Evidence& evidence = {}) {

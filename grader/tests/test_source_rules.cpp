@@ -104,6 +104,19 @@ TEST(ProbeUses, FindsEachRule) {
             (Found{"backend-test CUDA_CPU_BACKEND", "backend-test __CUDA_ARCH__"}));
 }
 
+TEST(ProbeUses, FindsDescriptorTricks) {
+  // Issue 51, attack 4: standard output moved into a file the host reads back (::dup2 went unseen).
+  EXPECT_EQ(probes("::dup2(fd, 1); std::freopen(p, \"w\", stdout); setvbuf(stdout, b, _IOFBF, n);\n"),
+            (Found{"descriptors dup2", "descriptors freopen", "descriptors setvbuf"}));
+  EXPECT_EQ(probes("int p[2]; pipe(p); fd = memfd_create(\"x\", 0); f = fmemopen(b, n, \"w\");\n"),
+            (Found{"descriptors pipe", "descriptors memfd_create", "descriptors fmemopen"}));
+  EXPECT_EQ(probes("stdout = f; close(1); ::close( STDOUT_FILENO ); syscall(SYS_dup3, a, 1, 0);\n"),
+            (Found{"descriptors SYS_dup3", "descriptors stdout=", "descriptors close(1)",
+                   "descriptors close(STDOUT_FILENO)"}));
+  EXPECT_EQ(probes("#define D du##p2\nD(a, 1);\n"), (Found{"descriptors dup2"}));
+  EXPECT_TRUE(probes("if (stdout == f) {} x.stdout = 1; fflush(stdout); close(fd); int dupe;\n").empty());
+}
+
 TEST(ProbeUses, FindsThePersistingL2Api) {
   EXPECT_EQ(probes("cudaStreamAttrValue a; a.accessPolicyWindow.hitProp = cudaAccessPropertyPersisting;\n"
                    "cudaStreamSetAttribute(s, cudaStreamAttributeAccessPolicyWindow, &a);\n"

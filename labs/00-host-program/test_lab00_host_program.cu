@@ -1,7 +1,8 @@
 // Lab 00 grader: runs the student's whole program as a separate process on the standard file, on
 // generated files of other sizes and on bad files, and compares its output and exit status with
 // what data/histogram.py would print; counts what it did on the GPU as the runners' calls are
-// counted (grader/runner/program_report.hpp); reads its source for the calls the lab asks for.
+// counted (grader/runner/program_report.hpp), the bins it printed among those it copied back;
+// reads its source for the calls the lab asks for.
 #include <gtest/gtest.h>
 
 #include <unistd.h>
@@ -51,12 +52,37 @@ std::string shown(const grader::runner::ProgramRun& r) {
 // second look at a few values), never the samples.
 constexpr std::uint64_t kMaxDeviceToHostBytes = kNumBins * sizeof(int) + 4096;
 
+// The bins it printed (the first 10, `printed`) are bins it copied back from the GPU: the first
+// values of one of its last copies back (none needed for an empty file). A kernel that counts
+// wrongly, beside bins counted on the host for the line, fails here.
+::testing::AssertionResult copied_back_what_it_printed(const std::string& what, const grader::runner::ProgramRun& r,
+                                                       const grader::runner::ProgramCounts& counts,
+                                                       std::size_t samples, const std::vector<int>& printed) {
+  const std::vector<long long> line(printed.begin(), printed.begin() + grader::runner::kHeadValues);
+  for (const std::vector<long long>& head : counts.d2h_heads) {
+    if (head == line) return ::testing::AssertionSuccess();
+  }
+  if (counts.d2h_heads.empty() && samples == 0) return ::testing::AssertionSuccess();
+  std::string back;
+  for (const std::vector<long long>& head : counts.d2h_heads) {
+    back += back.empty() ? "[" : "; [";
+    for (std::size_t v = 0; v < head.size(); ++v) back += (v ? ", " : "") + std::to_string(head[v]);
+    back += "]";
+  }
+  return ::testing::AssertionFailure() << "[" << what << "] your program printed the right bins, but not "
+         "bins it copied back from the GPU: its copies back began " << (back.empty() ? "(none: no copy of "
+         "10 values or more)" : back) << ". The GPU counts: print the bins the kernel counted, copied "
+         "back with cudaMemcpy, never bins counted on the host" << shown(r);
+}
+
 // What its counters saw: a kernel (where there is a sample to count), the whole file copied to
-// the GPU, no more than the bins copied back, no host memory the GPU can read, and a printed time
-// that a kernel it ran can have taken: at least half the longest kernel's run, at most ten times
-// all its kernels' plus 50 ms (the first launch may load the module between the events).
+// the GPU, no more than the bins copied back, no host memory the GPU can read, the bins it
+// printed among those copied back, and a printed time that a kernel it ran can have taken: at
+// least half the longest kernel's run, at most ten times all its kernels' plus 50 ms (the first
+// launch may load the module between the events).
 ::testing::AssertionResult worked_on_the_gpu(const std::string& what, const grader::runner::ProgramRun& r,
-                                             std::size_t samples, double printed_ms) {
+                                             std::size_t samples, double printed_ms,
+                                             const std::vector<int>& printed) {
   const std::optional<grader::runner::ProgramCounts> counts = grader::runner::parse_program_report(r.report, r.token);
   if (!counts) {
     // Under a sanitizer (a wrapper) the counters cannot load: that run repeats tests that passed
@@ -87,6 +113,8 @@ constexpr std::uint64_t kMaxDeviceToHostBytes = kNumBins * sizeof(int) + 4096;
            << " bytes back from the GPU, more than the bins' " << kNumBins * sizeof(int) << ": the GPU "
            "counts, and only the bins come back" << shown(r);
   }
+  const ::testing::AssertionResult copied = copied_back_what_it_printed(what, r, *counts, samples, printed);
+  if (!copied) return copied;
   const double longest_ms = counts->longest_kernel_ns / 1e6, all_ms = counts->kernel_ns / 1e6;
   // %.3f rounds to a microsecond: a kernel of a few microseconds may print as 0.001.
   if (printed_ms + 0.002 < longest_ms / 2 || printed_ms > 10 * all_ms + 50) {
@@ -103,7 +131,8 @@ constexpr std::uint64_t kMaxDeviceToHostBytes = kNumBins * sizeof(int) + 4096;
 ::testing::AssertionResult prints_the_bins_of(const std::string& what, const std::string& file,
                                               const std::vector<int>& samples) {
   const grader::runner::ProgramRun r = run(file, /*counted=*/true);
-  const std::string expected = grader::python_list(grader::cpu_histogram(samples, kNumBins), 10);
+  const std::vector<int> bins = grader::cpu_histogram(samples, kNumBins);
+  const std::string expected = grader::python_list(bins, 10);
   if (r.exit_code != 0) return ::testing::AssertionFailure() << "[" << what << "] your program" << shown(r);
   std::smatch time;
   const std::string out = r.out;
@@ -116,7 +145,7 @@ constexpr std::uint64_t kMaxDeviceToHostBytes = kNumBins * sizeof(int) + 4096;
     return ::testing::AssertionFailure() << "[" << what << "] the second line must be \"kernel time: "
            << "X.XXX ms\" with the kernel's time from two CUDA events (more than 0)" << shown(r);
   }
-  return worked_on_the_gpu(what, r, samples.size(), std::stod(time[1]));
+  return worked_on_the_gpu(what, r, samples.size(), std::stod(time[1]), bins);
 }
 
 // A bad file: a non-zero exit status (not a crash) and a line starting "error:" on stderr, which

@@ -1,6 +1,7 @@
 """What test_fixture_class.py grades and how: the fixtures as a class (folders, a zip, a
 tar.gz, a stray file), the batch grader run on them, its records read back, and the tests of lab 01
-they are judged by (the CPU backend: correctness only, 22 points)."""
+they are judged by (the CPU backend: 22 correctness points and the technique check of what v2's
+loads did, 1 point)."""
 import json
 import os
 import shutil
@@ -32,7 +33,12 @@ GRID = ["Lab01GridStride." + t for t in (
     "MatchesCpuWhenEverySampleIsTheLargestValue", "HandlesAnEmptyInput", "HandlesASingleSample",
     "MatchesCpuWhenSizeIsNotAMultipleOfTheGrid", "MatchesCpuOnTheStandardDataFile")]
 EMPTY = {"Lab01Slices.HandlesAnEmptyInput", "Lab01GridStride.HandlesAnEmptyInput"}
-MAX = 22  # lab 01's correctness points; its speed tests skip on the CPU backend
+# Lab 01's technique check (labs/01-global-atomics/meson.build): graded on what ran, on the CPU
+# backend too, once the tests it needs passed; the fixtures below load strided, whatever they hold.
+CHECK = "Technique.v2_coalesced_loads"
+CHECK_NEEDS = {"Lab01GridStride.MatchesCpuOnUniformSamples", "Lab01GridStride.MatchesCpuWhenSizeIsNotAMultipleOfTheGrid"}
+UNCOALESCED = {"transposed_index", "dead_coalesced_loop", "decoy_coalesced_kernel", "idle_named_kernel"}
+MAX = 23  # lab 01's correctness points and its check; its speed tests skip on the CPU backend
 
 
 def grade(*args):
@@ -70,3 +76,39 @@ def load(report):
 
 def tests_of(record):
     return {t["name"]: t for t in record["labs"]["lab01"]["tests"]}
+
+
+class FixtureRecords:
+    """What a graded class shows (`self.records`, `self.report`: set up by the test class)."""
+
+    def expect(self, student, passed, failed_with=None, status="failing"):
+        """`passed`: the tests that must pass, every other one fails (with `failed_with` in its
+        message, where given). The technique check passes where the tests it needs pass and the
+        student's v2 loads coalesced (all but UNCOALESCED)."""
+        record = self.records[student]
+        tests = tests_of(record)
+        passed = set(passed) | ({CHECK} if CHECK_NEEDS <= set(passed) and student not in UNCOALESCED else set())
+        self.assertEqual(record["max_score"], MAX, student)
+        self.assertEqual(set(tests), set(SLICES + GRID + [CHECK]), student)
+        for name, t in tests.items():
+            want = "passed" if name in passed else "failed"
+            self.assertEqual(t["status"], want, f"{student} {name}: {t['message'][:300]}")
+            if want == "failed" and failed_with and name != CHECK:
+                self.assertIn(failed_with, t["message"], f"{student} {name}")
+        # An edge test (n = 0, n = 1) earns its points only when the tests it needs passed too.
+        earning = [n for n in passed if all(m in passed for m in tests[n].get("needs") or [])]
+        self.assertEqual(record["score"], sum(tests[n]["max_score"] for n in earning), student)
+        self.assertEqual(record["labs"]["lab01"]["status"], "graded" if status == "failing" else status)
+        return record
+
+    def student_files(self, student):
+        """What a student is shown: results.json and log.txt."""
+        folder = os.path.join(self.report, "submissions", student)
+        return {name: open(os.path.join(folder, name), encoding="utf-8").read()
+                for name in ("results.json", "log.txt")}
+
+    def instructor_log(self, student):
+        """The instructor's log: every line the runs printed (the student's log.txt holds few)."""
+        with open(os.path.join(self.report, "submissions", student, "instructor-log.txt"),
+                  encoding="utf-8") as f:
+            return f.read()

@@ -109,9 +109,25 @@ class Sandbox(unittest.TestCase):
         self.assertGreaterEqual(int(done.stdout.split()[-1]), 1, done.stdout + done.stderr)
         self.assertEqual(own_processes.started_by_run(marker), [])
 
-    def test_private_tmp_is_limited(self):
-        done = run_inside(self.box, "head -c 300000000 /dev/zero > /tmp/big; echo status $?")
-        self.assertNotIn("status 0", done.stdout)
+    def test_every_writable_place_is_sized(self):
+        # Files of 100 MB each (under the file size limit): the third fills each 256 MiB tmpfs.
+        # The root and /dev (bubblewrap's own tmpfs, unsized) take no file at all.
+        if not self.box.sized_tmp:
+            self.skipTest("this bubblewrap has no --size (0.8 or newer has)")
+        script = ("for d in /tmp /var/tmp /dev/shm; do for i in 1 2 3; do "
+                  "head -c 100000000 /dev/zero > $d/f$i 2>/dev/null || { echo $d full at $i; break; }; "
+                  "done; rm -f $d/f*; done; for d in / /dev /sandbox; do touch $d/x 2>/dev/null "
+                  "&& echo $d writable; done; true")
+        boxes = [self.box]
+        if self.box.mode == "root":  # and as an ordinary user's grader: there it owns / and /dev
+            boxes.append(sandbox.Sandbox(self.box.bwrap, "userns", None, self.box.prefixes, False))
+        for box in boxes:
+            done = run_inside(box, script, read_only=[(self.shown, "/sandbox/in")])
+            self.assertEqual(done.stdout.split("\n")[:3], ["/tmp full at 3", "/var/tmp full at 3",
+                                                          "/dev/shm full at 3"], box.mode + done.stderr)
+            self.assertNotIn("writable", done.stdout, box.mode)
+        self.assertEqual(set(sandbox.TMPFS["run"]), {"/tmp", "/var/tmp", "/dev/shm"})
+        self.assertTrue(all(size == 256 << 20 for size in sandbox.TMPFS["run"].values()))
 
     def test_limits(self):
         done = run_inside(self.box, "cat /proc/self/limits")
@@ -155,6 +171,35 @@ class SanitizerEvidence(unittest.TestCase):
         self.assertEqual(outcomes["Lab03.Crashed"].status, "passed")
         self.assertIn("racecheck", outcomes["Lab03.Counts"].message)
         self.assertIn("bins wrong", outcomes["Lab03.Wrong"].message)
+
+    def test_the_runner_crashing_exiting_or_hanging_under_the_tool_fails_a_passing_test(self):
+        # Code that checks its own bins and traps, exits or spins when they are wrong (issue 51,
+        # attack 2) turns the race the tool's order exposes into a crash: it counts as the race.
+        # The checker's own faults, the budget and a runner that never started do not.
+        runner = "lab03::histogram_v2: the process running your code "
+        run = harness.RunResult()
+        run.outcomes = {
+            "T.Trap": harness.TestOutcome("T.Trap", "failed", runner + "crashed: SIGILL (illegal instruction)"),
+            "T.Abort": harness.TestOutcome("T.Abort", "failed", runner + "crashed: SIGABRT (aborted)"),
+            "T.Exit": harness.TestOutcome("T.Exit", "failed", runner + "exited with status 3"),
+            "T.Spin": harness.TestOutcome("T.Spin", "failed", runner + "did not finish within 150 s: "
+                                          "an endless loop", fault="timeout"),
+            "T.Sticky": harness.TestOutcome("T.Sticky", "failed", "lab03::histogram_v2 failed while "
+                                            "running: cudaErrorLaunchFailure (unspecified launch failure)"),
+            "T.NeverStarted": harness.TestOutcome("T.NeverStarted", "failed", runner + "never started"),
+            "T.Budget": harness.TestOutcome("T.Budget", "failed", "not finished when the budget ran out",
+                                            fault="budget"),
+            "T.CheckerHung": harness.TestOutcome("T.CheckerHung", "failed", "timed out", fault="timeout"),
+            "T.CheckerCrashed": harness.TestOutcome("T.CheckerCrashed", "failed", "crashed during this "
+                                                    "test: SIGSEGV", fault="crash")}
+        outcomes = {name: harness.TestOutcome(name, "passed") for name in run.outcomes}
+        failed = sanitize.apply(outcomes, "racecheck", run)
+        self.assertEqual(sorted(failed), ["T.Abort", "T.Exit", "T.Spin", "T.Sticky", "T.Trap"])
+        self.assertIn("crashed: SIGILL under it, where the normal run passed", outcomes["T.Trap"].message)
+        self.assertIn("did not finish within 150 s under it", outcomes["T.Spin"].message)
+        self.assertIn("the result was wrong", outcomes["T.Sticky"].message)
+        self.assertEqual(sanitize.runner_ending(run.outcomes["T.Exit"].message), ("exit", "exited with status 3"))
+        self.assertEqual(sanitize.runner_ending("bins wrong"), (None, ""))
 
     def test_tool_choice(self):
         self.assertEqual(sanitize.parse_tools("auto", False), [])

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """The uid sandbox (grader/batch/uid_sandbox.py) on its own, fast (a few seconds): its command
 runs as the uid it names with the limits (no POSIX message queue), after ending every process of
-that uid (a fresh checker starts alone), one whose main thread has ended included; `sweep` ends a detached process, removes the uid's files
+that uid (a fresh checker starts alone), one whose main thread has ended included; compiles run as
+a uid of its own, and it never ends a process of another uid (nobody's), refusing to start while
+one of its own uids runs anything; `sweep` ends a detached process, removes the uid's files
 in world-writable folders, its System V shared memory and its keyrings' keys; `readable` tells
 what a uid can read;
 the project's answers are listed (project.answer_paths) and a students' copy has none; and a batch
@@ -76,6 +78,42 @@ class UidSandboxTest(unittest.TestCase):
                               text=True, timeout=60)
         self.assertEqual(done.returncode, 0, done.stderr)
         self.assertEqual(uid_start.processes_of(RUN_UID), [])  # the sleep is gone (a zombie at most)
+
+    def test_it_ends_the_processes_of_its_own_uids_only(self):
+        # Compiles run as a uid of its own too: never --run-as's (nobody), which other graders of
+        # the host use; a process of nobody outlives its commands and sweeps.
+        done = subprocess.run(self.box.command(["id", "-u"], "compile"), capture_output=True,
+                              text=True, timeout=60)
+        self.assertEqual(done.stdout.strip(), str(uid_sandbox.COMPILE_UID), done.stderr)
+        self.assertEqual(self.box.owner()[0], uid_sandbox.COMPILE_UID)
+        marker = f"uid-sandbox-nobody-{os.getpid()}"
+        as_uid(f"setsid env {marker}=1 sleep 300 >/dev/null 2>&1 < /dev/null &", 65534)
+        time.sleep(0.2)
+        theirs = [p for p in uid_start.processes_of(65534)
+                  if marker.encode() in open(f"/proc/{p}/environ", "rb").read()]
+        try:
+            self.assertTrue(theirs)
+            subprocess.run(self.box.command(["true"], "compile"), check=True, timeout=60)
+            subprocess.run(self.box.command(["true"], "run", uid=RUN_UID), check=True, timeout=60)
+            self.box.sweep(uid_sandbox.COMPILE_UID)
+            self.assertTrue(all(os.path.exists(f"/proc/{p}") for p in theirs))
+            with self.assertRaises(ValueError):
+                self.box.command(["true"], "run", uid=65534)
+            with self.assertRaises(ValueError):
+                self.box.sweep(65534)
+        finally:
+            for pid in theirs:
+                os.kill(pid, 9)
+
+    def test_it_refuses_to_start_beside_a_process_of_its_uids(self):
+        as_uid("setsid sleep 300 >/dev/null 2>&1 < /dev/null &")
+        time.sleep(0.2)
+        try:
+            with self.assertRaisesRegex(sandbox.SandboxUnavailable, f"uid {RUN_UID}: pid .*another batch"):
+                uid_sandbox.detect("nobody", False)
+        finally:
+            self.box.sweep(RUN_UID)
+        self.assertIsInstance(uid_sandbox.detect("nobody", False), uid_sandbox.UidSandbox)
 
     def test_a_process_whose_main_thread_ended_is_found_and_killed(self):
         # Its status says Z (zombie) while its other thread runs: a red-team find, 2026-11-27.

@@ -6,6 +6,7 @@
 
 #include "block_scheduler.hpp"
 #include "launch_observer.hpp"
+#include "cpu_backend/control.hpp"
 #include "cpu_backend/builtin_variables.hpp"
 #include "cpu_backend/device_intrinsics.hpp"
 #include "cpu_backend/synchronization.hpp"
@@ -68,6 +69,8 @@ long long device_clock64() {
 }
 
 }  // namespace cpu_backend::detail
+
+bool cpu_backend::in_kernel() { return cpu_backend::detail::current_scheduler() != nullptr; }
 
 __attribute__((noinline)) unsigned __activemask() {
     // The return address identifies the call site: lanes are "active

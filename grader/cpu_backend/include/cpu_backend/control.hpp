@@ -42,6 +42,10 @@ std::uint64_t host_to_device_bytes();
 // that ignores the error runs on, to fail the call with the grader's reason, not a crash).
 const char* host_memory_api();
 
+// Whether the calling host thread is running device code: a CUDA thread of a kernel. The grader's
+// runner counts what kernels print (device printf is the host's printf here).
+bool in_kernel();
+
 // "x86-64 assembly" or "ucontext".
 const char* fiber_implementation();
 
