@@ -3,6 +3,7 @@
 // the same GPU, on 2^25 int32. Each kernel's result is checked before it is timed.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <functional>
 #include <map>
@@ -32,11 +33,13 @@ namespace {
 // shuffles 0.156 ms (1.38x), CUB 0.100 ms and a copy 0.070 ms (CUB at 70 % of the copy).
 constexpr double kMinWarpShuffleSpeedupOverHillisSteele = 1.0;  // faster, however little
 constexpr double kMinPaddedSpeedupOverUnpadded = 1.0;           // stretch only
-// Each version is also held to the library's block-local scan on its own (cub::BlockScan of the
-// same tiles, timed the same way in the same run), so that a version slowed on purpose cannot make
-// another pass: v4 within this many times CUB's time (a Hillis-Steele scan takes more), v3 too.
-constexpr double kMaxWarpShuffleOverCubBlockScan = 1.6;
-constexpr double kMaxPaddedOverCubBlockScan = 2.4;
+// The library's block-local scan (cub::BlockScan of the same tiles, timed the same way in the same
+// run) holds each comparison, so that a version slowed on purpose buys nothing: v4 must also stay
+// within this many times CUB's time, less than a real Hillis-Steele scan takes and more than the
+// reference v4 (both measured: the issue 51 note); and v2's time counts at most this many times
+// CUB's (a little more than a real unpadded Blelloch scan takes) when v3 is compared with it.
+constexpr double kMaxWarpShuffleOverCubBlockScan = 1.1;
+constexpr double kUnpaddedCapOverCubBlockScan = 1.3;
 constexpr double kMinShareOfCopyBandwidth = 0.50;  // pass: the whole-array scan at half a copy's speed
 constexpr double kMinShareOfCub = 0.80;            // stretch: within 1.25x CUB's time
 constexpr int kSpeedTile = 1024;
@@ -244,13 +247,14 @@ GRADED_SPEED_TEST(Lab05Speed, PaddedBlellochBeatsUnpaddedBlelloch, 0, 1) {
   ASSERT_TRUE(measure_block_scan(3, padded));
   const grader::Measurement& cub = cub_block_scan_yardstick();
   record_times(padded, unpadded.time_ms.median);
-  const double speedup = unpadded.time_ms.median / padded.time_ms.median;
-  const double over_cub = padded.time_ms.median / cub.time_ms.median;
+  const double cap_ms = kUnpaddedCapOverCubBlockScan * cub.time_ms.median;
+  const double speedup = std::min(unpadded.time_ms.median, cap_ms) / padded.time_ms.median;
+  grader::record_metric("unpadded_cap_ms", cap_ms);
   // A tier, not a failure: how much padding gains depends on the GPU (question 2.4).
-  grader::record_tier("stretch", speedup > kMinPaddedSpeedupOverUnpadded && over_cub <= kMaxPaddedOverCubBlockScan,
-                      std::to_string(speedup) + "x the unpadded version's speed (needs more than 1x) and " +
-                          std::to_string(over_cub) + "x cub::BlockScan's time (needs at most " +
-                          std::to_string(kMaxPaddedOverCubBlockScan) + "x)");
+  grader::record_tier("stretch", speedup > kMinPaddedSpeedupOverUnpadded,
+                      std::to_string(speedup) + "x the unpadded version's speed (needs more than 1x; the "
+                      "unpadded time counted at most " + std::to_string(kUnpaddedCapOverCubBlockScan) +
+                      "x cub::BlockScan's)");
 }
 
 }  // namespace
