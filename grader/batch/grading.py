@@ -91,6 +91,8 @@ def assemble_lab(lab, build, run, reference_lab, policy):
             name, ("failed", 0.0, 0.0, not_graded or "no result", [], [], None))
         if evidence is not None:  # judged on what ran, now that the evidence pass has run
             ok, said = ran_evidence.judge_check(evidence, needs, getattr(run, "evidence", None) or {}, kernels)
+            # None: what ran could not be counted. The check is in the plan only where the
+            # reference's run could be counted (pipeline.compute_reference), so here it fails.
             status, message = ("passed" if ok else "failed"), said
         elif status == "skipped":
             status, message = "failed", "skipped in this run, though the reference ran it"

@@ -138,6 +138,16 @@ def compute_reference(batch, worker, gpu):
                        "device": (run.hello or {}).get("device", ""),
                        "sanitizer_exempt": exempt}
             record = grading.assemble_lab(lab, builds[lab.name], run, lab_ref, "report")
+            uncounted = technique_evidence.uncounted_checks(record)
+            if uncounted:  # not graded for anyone: left out of the plan, said in the report
+                for check in lab_ref["checks"]:
+                    if check["name"] in uncounted:
+                        check["status"] = "skipped"
+                batch.warnings.append(f"{lab.name}: what the reference solution's kernels executed "
+                                      "could not be counted on this machine, so the technique checks "
+                                      f"{', '.join(uncounted)} are not graded (0 points for everyone, "
+                                      "left out of the maximum); grade with --backend cpu to grade them")
+                record = grading.assemble_lab(lab, builds[lab.name], run, lab_ref, "report")
             lab_ref["score"], lab_ref["max_score"] = record["score"], record["max_score"]
             lab_ref["failing"] = [f"{t['name']}: {grading.first_line(t['message'])}"
                                   for t in record["tests"] if t["status"] == "failed"]

@@ -5,6 +5,13 @@ that evidence when the lab's record is assembled (grading.assemble_lab, techniqu
 from runs import evidence_pass
 from technique import evidence as ran_evidence
 
+def uncounted_checks(record):
+    """The technique checks of a lab's record whose evidence named nothing the program ran
+    (technique/evidence.py, NOT_COUNTED): they cannot be graded on this machine."""
+    return [t["name"] for t in record["tests"]
+            if t.get("kind") == "check" and (t.get("message") or "").startswith(ran_evidence.NOT_COUNTED)]
+
+
 def refused(lab_run):
     """What an administrator must do where the driver refused the runner the counters, else ""."""
     for calls in (lab_run.evidence or {}).values():

@@ -58,6 +58,12 @@ def not_permitted(why):
     return "INSUFFICIENT_PRIVILEGES" in why or "ERR_NVGPUCTRPERM" in why
 
 
+# The verdict's words where the counts name nothing (passed is None): the check is not graded,
+# 0 points. Where the reference's own counts came back empty too, the batch leaves the check out
+# for everyone; where only a submission's did, that is a failure (batch/grading.py).
+NOT_COUNTED = "not graded: what ran could not be counted"
+
+
 class EvidenceError(Exception):
     """A requirement that cannot be read (a project error, said at once)."""
 
@@ -117,7 +123,7 @@ class Tally:
             return self.counts[quantity]
         sites = [s for s in self.load_sites.values() if s[1]]
         if not sites:
-            return 0.0
+            return float("inf")  # no load counted: none can be called coalesced
         busiest = max(s[0] for s in sites)
         return max(s[2] * 128 / s[1] for s in sites if s[0] >= busiest / 100)
 
@@ -180,7 +186,8 @@ def _bytes_per_lane(instruction):
 
 def judge(requirement, calls, read, code=None):
     """(passed, message) of a `ran` requirement over the needed tests' calls; `code`: a GPU's
-    code_map() of the runner (best_code() of one per architecture)."""
+    code_map() of the runner (best_code() of one per architecture). passed is None where the counts
+    name no instruction of the program (NOT_COUNTED): the check cannot be graded."""
     if not calls:
         return False, ("no evidence of what ran: the tests this check needs did not run in the "
                        "evidence pass")
@@ -189,11 +196,12 @@ def judge(requirement, calls, read, code=None):
     kernel, every, why = tallies(calls, read, code)
     if why:
         return False, f"no evidence of what ran ({why}): the check cannot tell how the work was done"
-    if not any(every.counts.values()):  # fail closed: nothing counted proves nothing
+    if not any(every.counts.values()):  # nothing counted proves nothing: not graded, no points
         named = sorted({e[0] for call in calls for e in call.get("entries", [])})
-        return False, ("no evidence of what ran: the runner's counts hold no instruction of the graded "
-                       f"program's kernels ({sum(len(c.get('entries', [])) for c in calls)} counted, in "
-                       f"{', '.join(named[:3]) or 'no kernel'}); the check cannot tell how the work was done")
+        return None, (f"{NOT_COUNTED}: the runner's counts hold no instruction of the graded program's "
+                      f"kernels ({sum(len(c.get('entries', [])) for c in calls)} counted, in "
+                      f"{', '.join(named[:3]) or 'no kernel'}), so how the work was done cannot be told "
+                      "on this machine; 0 points")
     scopes = {"kernel": kernel, "all": every}
     failed, shown = [], []
     for scope, quantity, op, factor, scope2, quantity2 in parse(requirement):
@@ -202,7 +210,9 @@ def judge(requirement, calls, read, code=None):
         said = f"{scope}.{quantity} {_show(have)} {op} {_show(bound)}" + (
             f" ({_show(factor)} x {scope2}.{quantity2})" if scope2 else "")
         shown.append(said)
-        if not OPERATORS[op](have, bound):
+        if scope2 and scopes[scope2].value(quantity2) == 0:  # 0 >= 0.9 x 0 proves nothing
+            failed.append(f"{said}, with no {scope2}.{quantity2} counted")
+        elif not OPERATORS[op](have, bound):
             failed.append(said)
     if failed:
         return False, "what ran: " + "; ".join(failed) + " does not hold"
@@ -210,6 +220,8 @@ def judge(requirement, calls, read, code=None):
 
 
 def _show(number):
+    if number == float("inf"):
+        return "none (no global load counted)"
     return f"{number:.0f}" if float(number).is_integer() or abs(number) >= 100 else f"{number:.2f}"
 
 
@@ -223,4 +235,4 @@ def judge_check(evidence_of_check, needs, tests_evidence, read):
     ok, said = judge(evidence_of_check.get("ran", ""), calls, read, best_code(code, calls) if code else None)
     if not evidence_of_check.get("machine_code_passed", False):
         return False, f"its machine code does not hold what the lab teaches; {said}"
-    return ok, said
+    return ok, said  # None: not countable (NOT_COUNTED)

@@ -130,7 +130,8 @@ def write_results(path, args, described, outcomes, needs, status_of=None, status
     overrides the verdict (skipped: the check was not graded); a skipped or failed check scores 0."""
     tests = []
     for check, ok, message in outcomes:
-        status = (status_by_label or {}).get(check.label) or status_of or ("passed" if ok else "failed")
+        status = ((status_by_label or {}).get(check.label) or status_of
+                  or ("skipped" if ok is None else "passed" if ok else "failed"))
         # What a later judge of what ran needs (the batch's, after its evidence pass): the
         # requirement, whether the machine code met `requires`, and a GPU's map of that code.
         ran = ({"ran": check.ran, "machine_code_passed": check.static_ok, "code": check.code}
@@ -183,6 +184,8 @@ def judge_what_ran(check, ok, message, args, by_arch=None):
     calls = evidence_calls(check, args)
     code = ran_evidence.best_code(check.code, calls) if check.code else None
     ran_ok, said = ran_evidence.judge(check.ran, calls, check.read or [check.kernel], code)
+    if ok and ran_ok is None:  # what ran could not be counted here: not graded (None), 0 points
+        return check, None, f"{message}; {said}"
     hint = f" Hint: {check.hint}" if check.hint and not ran_ok else ""
     return check, ok and ran_ok, f"{message}; {said}{hint}" if ok else message
 
@@ -334,10 +337,12 @@ def main(argv):
         return 2
     print(f"[ technique ] {source}: {described}")
     for check, ok, message in outcomes:
-        print(f"[ {'PASS' if ok else 'FAIL'}      ] {message}")
+        print(f"[ {'SKIP' if ok is None else 'PASS' if ok else 'FAIL'}      ] {message}")
     if args.results:
         write_results(args.results, args, described, outcomes, needs)
-    failed = {c.label for c, ok, _ in outcomes if not ok}
+    failed = {c.label for c, ok, _ in outcomes if ok is False}
+    if not failed and any(ok is None for _, ok, _ in outcomes) and not (args.expect_fail or args.expect_fail_all):
+        return SKIP  # nothing failed, something could not be graded here
     if args.expect_fail or args.expect_fail_all:
         return expected(checks, failed, args)
     return 1 if failed else 0

@@ -5,7 +5,7 @@ submission's own check results say they need; a check the reference skipped (the
 grades no technique check) is left out of the grade."""
 import unittest
 
-from batch import grading, project
+from batch import grading, project, technique_evidence
 from batch.builder import LabBuild
 from runs import harness
 
@@ -57,6 +57,21 @@ class CheckGates(unittest.TestCase):
         record = grading.assemble_lab(LAB, build([MAIN]), run("passed"), reference("skipped"), "report")
         self.assertNotIn(CHECK, [t["name"] for t in record["tests"]])
         self.assertEqual(record["max_score"], 2)
+
+    def test_a_check_whose_evidence_counted_nothing_fails_and_is_named(self):
+        # Counts that name no instruction of the program: the submission's check fails (it is in
+        # the plan because the reference's counts were read), and the pipeline can tell the
+        # reference's own such checks apart to leave them out for everyone.
+        lab_build = build([MAIN])
+        entry = lab_build.checks[0]["results"]["tests"][0]
+        entry["evidence"] = {"ran": "kernel.global_atomic >= 0.9 * all.global_load_words",
+                             "machine_code_passed": True, "code": {}}
+        counted = run("passed")
+        counted.evidence = {MAIN: [{"function": "lab02::histogram_v2_pragma_unroll", "collected": True,
+                                    "unavailable": "", "entries": []}]}
+        record = grading.assemble_lab(LAB, lab_build, counted, reference(), "report")
+        self.assertEqual((check_of(record)["status"], check_of(record)["score"]), ("failed", 0.0))
+        self.assertEqual(technique_evidence.uncounted_checks(record), [CHECK])
 
 
 if __name__ == "__main__":

@@ -108,12 +108,23 @@ class FailsClosed(unittest.TestCase):
         self.assertFalse(ok)
         self.assertIn("no CUPTI", message)
 
-    def test_counts_that_name_no_instruction_of_the_program_fail(self):
-        # Collected, yet nothing maps to the graded runner's code: 0 >= 0.9 x 0 must not pass.
+    def test_counts_that_name_no_instruction_of_the_program_are_not_graded(self):
+        # Collected, yet nothing maps to the graded runner's code: not graded (None), never a pass.
         for entries in ([], [gpu("_Z5otherv", 0x100, 32, 1024, 128)]):
             ok, message = evidence.judge(PRIVATIZED, [call(entries)], [REAL], CODE)
-            self.assertFalse(ok)
-            self.assertIn("hold no instruction of the graded program's kernels", message)
+            self.assertIsNone(ok)
+            self.assertTrue(message.startswith(evidence.NOT_COUNTED), message)
+
+    def test_a_bound_of_nothing_counted_proves_nothing(self):
+        # The kernels ran (their first instruction counted) but no load was: 0 >= 0.9 x 0 fails,
+        # and no load cannot be called coalesced.
+        launched = [call([gpu(REAL, 0, 32, 1024)])]
+        ok, message = evidence.judge(PRIVATIZED, launched, [REAL], CODE)
+        self.assertIs(ok, False)
+        self.assertIn("with no all.global_load_words counted", message)
+        ok, message = evidence.judge("all.load_sectors_per_128_bytes <= 8", launched, [REAL], CODE)
+        self.assertIs(ok, False)
+        self.assertIn("no global load counted", message)
 
     def test_counters_kept_from_users_fail_saying_how_to_lift_it(self):
         refused = call([], collected=False, unavailable="cuptiSassMetricsSetConfig: CUPTI_ERROR_INSUFFICIENT_PRIVILEGES")
