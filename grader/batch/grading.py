@@ -96,8 +96,9 @@ def assemble_lab(lab, build, run, reference_lab, policy):
             status, message = ("passed" if ok else "failed"), said
         elif status == "skipped":
             status, message = "failed", "skipped in this run, though the reference ran it"
+        # A check judged on what ran needs no launch gate: its evidence names who did the work.
         tests.append(results.test_entry(name, "check", status, max_score, needs=needs,
-                                        message=message, kernels=kernels))
+                                        message=message, kernels=kernels if evidence is None else []))
     hello = (run.hello or {}) if run else {}
     record = results.document(lab.name, lab.submission_file, hello.get("backend", ""),
                               hello.get("device", ""), tests)  # gated: edge tests and checks

@@ -139,7 +139,10 @@ def write_results(path, args, described, outcomes, needs, status_of=None, status
         tests.append(lab_results.test_entry(test_name(check), "check", status, args.points,
                                             needs=needs.get(check.label, []),
                                             message="" if status == "passed" else message,
-                                            kernels=check.read or [check.kernel], evidence=ran))
+                                            # Judged on what ran, the evidence names the kernels that
+                                            # did the work: the launch gate (runs/scoring.py) has no part.
+                                            kernels=[] if ran and args.evidence else check.read or [check.kernel],
+                                            evidence=ran))
     # Gated when loaded beside the lab's own results, whose tests the checks need.
     results = lab_results.document(args.lab, args.source or args.runner, "compiled code", described,
                                    tests, gated=False)

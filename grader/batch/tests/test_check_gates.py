@@ -73,6 +73,22 @@ class CheckGates(unittest.TestCase):
         self.assertEqual((check_of(record)["status"], check_of(record)["score"]), ("failed", 0.0))
         self.assertEqual(technique_evidence.uncounted_checks(record), [CHECK])
 
+    def test_a_check_judged_on_what_ran_needs_no_launch_record(self):
+        # The CPU backend records no launched kernel names; the evidence names who did the work.
+        lab_build = build([MAIN])
+        entry = lab_build.checks[0]["results"]["tests"][0]
+        entry["kernels"] = ["histogram_v2_pragma_unroll_kernel"]
+        entry["evidence"] = {"ran": "kernel.global_atomic >= 0.9 * all.global_load_words",
+                             "machine_code_passed": True, "code": {}}
+        counted = run("passed")
+        kernel = "histogram_v2_pragma_unroll_kernel"
+        counted.evidence = {MAIN: [{"function": "lab02::histogram_v2_pragma_unroll", "collected": True,
+                                    "unavailable": "", "entries": [
+                                        [kernel, 1, "global_load", 4, 32, 1024, 128],
+                                        [kernel, 2, "global_atomic", 4, 32, 1024, 0]]}]}
+        record = grading.assemble_lab(LAB, lab_build, counted, reference(), "report")
+        self.assertEqual((check_of(record)["status"], check_of(record)["score"]), ("passed", 1.0))
+
 
 if __name__ == "__main__":
     unittest.main()
