@@ -52,6 +52,12 @@ class BuildError(Exception):
     pass
 
 
+def counted_labs():
+    """The numbers of the labs whose kernels the counting mode counts for the Why lines: those with
+    a counters.json (runs/labs.py, kernel_lab_numbers)."""
+    return lab_list.kernel_lab_numbers()
+
+
 def lab_folder(lab):
     """'04' -> ('04-thread-per-bin', 'lab04_thread_per_bin.cu'), from runs/labs.py."""
     for found in lab_list.discover_labs(ROOT):

@@ -22,12 +22,11 @@ if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
 
 from explain import counters, sites  # noqa: E402
 from counting import count_kernels, programs  # noqa: E402
-from runs import labs as lab_list  # noqa: E402
 
 SCHEMA = 'gpu-histogram-workbook/reference-counters/v1'
 TABLE = os.path.join(os.path.dirname(os.path.realpath(__file__)), 'reference_counts.json')
 INPUT = {'n': 65536, 'input': 'uniform', 'seed': 1}
-LABS = lab_list.kernel_lab_numbers()
+LABS = programs.counted_labs()
 
 
 def rounded(values):

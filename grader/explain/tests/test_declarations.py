@@ -16,11 +16,10 @@ import unittest
 
 from explain import counters, slow_variants
 from counting import count_kernels, programs
-from runs import labs as lab_list
 
 BUILD_DIR = None
 ROOT = programs.ROOT
-LABS = lab_list.kernel_lab_numbers()
+LABS = programs.counted_labs()
 DEFAULT = ('uniform', 1)
 OTHER_INPUTS = [('equal', 1), ('ramp', 1), ('uniform', 2)]
 KEYS = {'counter', 'slack', 'floor', 'question', 'fix'}
