@@ -126,10 +126,31 @@ std::uintptr_t partner(const std::vector<access_record>& r, std::size_t first, s
 
 // Where each site first ran among the records: a witness's two accesses are given in the order of
 // their sites' first runs, which is the kernel's order wherever one thread runs both sites (count,
-// then merge), whichever threads the schedule happened to run first.
-using first_runs = std::unordered_map<std::uintptr_t, std::uint64_t>;
+// then merge), whichever threads the schedule happened to run first. Worked out for the sites of
+// witnesses only.
+class first_runs {
+public:
+    explicit first_runs(const std::vector<access_record>& all) : all_(all) {}
+    std::uint64_t of(std::uintptr_t pc) {
+        const auto known = cache_.find(pc);
+        if (known != cache_.end()) return known->second;
+        std::uint64_t first = ~std::uint64_t{0};
+        for (const access_record& r : all_)
+            if (r.pc == pc && r.seq < first) first = r.seq;
+        return cache_.emplace(pc, first).first->second;
+    }
 
-void analyse_word(const std::vector<access_record>& r, std::size_t first, std::size_t end, const first_runs& runs,
+private:
+    const std::vector<access_record>& all_;
+    std::unordered_map<std::uintptr_t, std::uint64_t> cache_;
+};
+
+bool by_word_and_site(const access_record& a, const access_record& b) {
+    return std::tie(a.word, a.pc, a.op, a.mask, a.block, a.epoch, a.thread, a.seq) <
+           std::tie(b.word, b.pc, b.op, b.mask, b.block, b.epoch, b.thread, b.seq);
+}
+
+void analyse_word(const std::vector<access_record>& r, std::size_t first, std::size_t end, first_runs& runs,
                   std::vector<raw_witness>& found) {
     bool any_write = false, any_weak = false, several = false;
     for (std::size_t i = first; i < end; ++i) {
@@ -170,7 +191,7 @@ void analyse_word(const std::vector<access_record>& r, std::size_t first, std::s
                 std::lock_guard<std::mutex> lock(pairs_mutex);
                 if (!pairs_seen.insert(key).second) continue;
             }
-            const std::uint64_t run_a = runs.at(r[ia].pc), run_b = runs.at(r[ib].pc);
+            const std::uint64_t run_a = runs.of(r[ia].pc), run_b = runs.of(r[ib].pc);
             if (run_b < run_a || (run_a == run_b && r[ib].seq < r[ia].seq)) std::swap(ia, ib);
             raw_witness w;
             w.first = r[ia];
@@ -190,21 +211,22 @@ void forget_pairs() {
 }
 
 void analyse(std::vector<access_record>& records, std::vector<raw_witness>& found) {
-    std::sort(records.begin(), records.end(), [](const access_record& a, const access_record& b) {
-        return std::tie(a.word, a.pc, a.op, a.mask, a.block, a.epoch, a.thread, a.seq) <
-               std::tie(b.word, b.pc, b.op, b.mask, b.block, b.epoch, b.thread, b.seq);
-    });
-    first_runs runs;
-    for (const access_record& r : records) {
-        const auto [at, added] = runs.emplace(r.pc, r.seq);
-        if (!added && r.seq < at->second) at->second = r.seq;
-    }
+    std::sort(records.begin(), records.end(), by_word_and_site);
+    first_runs runs(records);
     for (std::size_t first = 0; first < records.size();) {
         std::size_t end = first + 1;
         while (end < records.size() && records[end].word == records[first].word) ++end;
         if (end - first > 1) analyse_word(records, first, end, runs, found);
         first = end;
     }
+}
+
+void analyse_word(std::vector<access_record>& word, const std::vector<access_record>& all,
+                  std::vector<raw_witness>& found) {
+    if (word.size() < 2) return;
+    std::sort(word.begin(), word.end(), by_word_and_site);
+    first_runs runs(all);
+    analyse_word(word, 0, word.size(), runs, found);
 }
 
 }  // namespace cpu_backend::counting::detail::race

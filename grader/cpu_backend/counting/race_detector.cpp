@@ -21,10 +21,6 @@ launch_state& launch() {
     return *instance;
 }
 
-bool writes(access_op op) {
-    return op == access_op::store || op == access_op::atomic || op == access_op::volatile_store;
-}
-bool strong(access_op op) { return op != access_op::load && op != access_op::store; }
 
 namespace {
 
@@ -68,64 +64,19 @@ std::size_t shared_word(const block_state& b, std::uintptr_t word) {
     return (address - b.static_shared.first) / 4;
 }
 
-std::size_t bit_of(const block_state& b, std::uintptr_t address) {
-    if (address >= b.dynamic_shared.first && address < b.dynamic_shared.second)
-        return (b.static_shared.second - b.static_shared.first) + (address - b.dynamic_shared.first);
-    return address - b.static_shared.first;
-}
-
-// A read of shared bytes no thread of the block wrote since it started: a witness (once per site).
-void check_initialised(block_state& b, const access_record& r, std::uintptr_t address, std::size_t bytes) {
-    const bool reads = r.op != access_op::store;
-    const bool sets = writes(r.op);
-    bool unwritten = false;
-    const std::size_t first = bit_of(b, address);
-    if (bytes <= 32 && first % 64 + bytes <= 64) {  // within one word of the map: the usual case
-        if (first / 64 >= b.written.size()) return;
-        std::uint64_t& word = b.written[first / 64];
-        const std::uint64_t bits = (bytes == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << bytes) - 1) << (first % 64);
-        unwritten = (word & bits) != bits;
-        if (sets) word |= bits;
-    } else {
-        for (std::size_t i = 0; i < bytes; ++i) {
-            const std::size_t bit = bit_of(b, address + i);
-            if (bit / 64 >= b.written.size()) return;
-            std::uint64_t& word = b.written[bit / 64];
-            unwritten = unwritten || !(word >> (bit % 64) & 1u);
-            if (sets) word |= std::uint64_t{1} << (bit % 64);
-        }
+// The site of a shared access that three kept accesses stand for already (kept_site): nothing of
+// it to keep. The usual case of a loop over shared memory.
+bool already_kept(const block_state& b, std::uintptr_t pc, std::uintptr_t address, std::size_t bytes,
+                  access_op op) {
+    const std::size_t slot = shared_word(b, address / 4);
+    if (address % 4 + bytes > 4 || slot >= b.shared_heads.size() || b.shared_heads[slot] >> 32 != b.tag) return false;
+    const auto mask = static_cast<std::uint8_t>(((1u << bytes) - 1) << (address % 4));
+    for (auto at = static_cast<std::uint32_t>(b.shared_heads[slot]); at != ~0u; at = b.sites[at].next) {
+        const kept_site& site = b.sites[at];
+        if (site.pc == pc && site.op == op && site.mask == mask)
+            return site.other_thread != ~0u && site.other_instruction != ~0u;
     }
-    if (!reads || !unwritten) return;
-    for (const raw_witness& w : b.uninitialised)
-        if (w.first.pc == r.pc) return;  // one candidate per site and epoch
-    {
-        launch_state& l = launch();
-        std::lock_guard<std::mutex> lock(l.mutex);
-        if (l.uninitialised_pcs.count(r.pc)) return;
-    }
-    raw_witness w;
-    w.first = r;
-    b.uninitialised.push_back(w);
-}
-
-// A read of unwritten bytes that another thread writes later in the same epoch is one side of a
-// race, reported as such: not an uninitialised read. The others are, once per site and launch.
-void confirm_uninitialised(block_state& b, std::vector<raw_witness>& found) {
-    for (raw_witness& w : b.uninitialised) {
-        const access_record& read = w.first;
-        const bool raced = std::any_of(b.shared.begin(), b.shared.end(), [&](const access_record& x) {
-            return x.word == read.word && (x.mask & read.mask) != 0 && writes(x.op) && x.thread != read.thread &&
-                   x.seq > read.seq && !(strong(x.op) && strong(read.op));
-        });
-        if (raced) continue;
-        launch_state& l = launch();
-        {
-            std::lock_guard<std::mutex> lock(l.mutex);
-            if (!l.uninitialised_pcs.insert(read.pc).second) continue;
-        }
-        found.push_back(std::move(w));
-    }
-    b.uninitialised.clear();
+    return false;
 }
 
 // The interval of an access of block `block` in `epoch` among the block's barrier sites.
@@ -157,14 +108,36 @@ void place_shared(const block_state& b, raw_witness& w, std::uintptr_t closing) 
     }
 }
 
+// The epoch's shared accesses, word by word from the kept sites (all at once, sorted, when some
+// carry knowledge: those are kept whole, outside the sites).
+void analyse_shared(block_state& b, std::vector<raw_witness>& found) {
+    if (b.shared_knowing) {
+        analyse(b.shared, found);
+        return;
+    }
+    std::vector<access_record> word;
+    for (const std::uintptr_t at : b.touched) {
+        word.clear();
+        for (std::uint32_t s = static_cast<std::uint32_t>(b.shared_heads[shared_word(b, at)]); s != ~0u;
+             s = b.sites[s].next) {
+            const kept_site& site = b.sites[s];
+            for (const std::uint32_t index : {site.first, site.other_thread, site.other_instruction})
+                if (index != ~0u) word.push_back(b.shared[index]);
+        }
+        analyse_word(word, b.shared, found);
+    }
+}
+
 void end_epoch(block_state& b, std::uintptr_t closing) {
+    std::vector<raw_witness> found;
+    confirm_uninitialised(b, found);
+    if (!b.shared.empty()) analyse_shared(b, found);
+    b.shared.clear();
+    b.touched.clear();
+    b.shared_knowing = false;
     b.sites.clear();
     b.global_heads.clear();
     ++b.tag;
-    std::vector<raw_witness> found;
-    confirm_uninitialised(b, found);
-    if (!b.shared.empty()) analyse(b.shared, found);
-    b.shared.clear();
     if (found.empty()) return;
     for (raw_witness& w : found) place_shared(b, w, closing);
     launch_state& l = launch();
@@ -224,6 +197,8 @@ void block_begins(uint3 index, std::uint32_t threads, range dynamic_shared, rang
     b.uninitialised.clear();
     b.sites.clear();
     b.global_heads.clear();
+    b.touched.clear();
+    b.shared_knowing = false;
     ++b.tag;
     const std::size_t bits =
         (static_shared.second - static_shared.first) + (dynamic_shared.second - dynamic_shared.first);
@@ -240,6 +215,9 @@ void access(std::uint32_t thread, std::uintptr_t pc, std::uintptr_t address, std
     if (shared && op == access_op::volatile_store) op = access_op::store;
     thread_clock& t = b.clocks[thread];
     if (any_fence && strong(op)) synchronise(b, t, address, op);
+    const bool uninitialised =
+        shared && !written_before(b, address, bytes, writes(op)) && op != access_op::store;
+    if (shared && !uninitialised && t.knowledge == 0 && already_kept(b, pc, address, bytes, op)) return;
     access_record r;
     r.pc = pc;
     r.block = b.block;
@@ -251,12 +229,12 @@ void access(std::uint32_t thread, std::uintptr_t pc, std::uintptr_t address, std
     r.op = op;
     r.bytes = static_cast<std::uint8_t>(std::min<std::size_t>(bytes, 255));
     const std::uintptr_t end = address + bytes;
-    if (shared) {
+    if (uninitialised) {
         r.word = address / 4;
         r.seq = b.seq;
         const std::size_t low = address % 4, high = std::min<std::size_t>(4, low + bytes);
         r.mask = static_cast<std::uint8_t>(((1u << high) - 1) & ~((1u << low) - 1));
-        check_initialised(b, r, address, bytes);
+        note_uninitialised(b, r);
     }
     for (std::uintptr_t word = address / 4; word * 4 < end; ++word) {
         const std::uintptr_t low = std::max(address, word * 4) - word * 4,
@@ -267,11 +245,17 @@ void access(std::uint32_t thread, std::uintptr_t pc, std::uintptr_t address, std
         std::vector<access_record>& records = shared ? b.shared : b.global;
         if (r.knowledge != 0) {
             records.push_back(r);
+            b.shared_knowing = b.shared_knowing || shared;
         } else if (shared) {
             const std::size_t slot = shared_word(b, word);
             if (slot >= b.shared_heads.size()) b.shared_heads.resize(slot + 1, 0);
             std::uint64_t& tagged = b.shared_heads[slot];
-            std::uint32_t head = tagged >> 32 == b.tag ? static_cast<std::uint32_t>(tagged) : ~0u;
+            std::uint32_t head = ~0u;
+            if (tagged >> 32 == b.tag) {
+                head = static_cast<std::uint32_t>(tagged);
+            } else {
+                b.touched.push_back(word);
+            }
             keep(b, records, head, r);
             tagged = static_cast<std::uint64_t>(b.tag) << 32 | head;
         } else {

@@ -58,8 +58,10 @@ struct access_record {
     std::uint8_t bytes = 0;          // the whole access's width (at most 255)
 };
 
-bool writes(access_op op);
-bool strong(access_op op);
+inline bool writes(access_op op) {
+    return op == access_op::store || op == access_op::atomic || op == access_op::volatile_store;
+}
+inline bool strong(access_op op) { return op != access_op::load && op != access_op::store; }
 
 // Thread t of block b: one key.
 inline std::uint64_t thread_key(std::uint32_t block, std::uint32_t thread) {
@@ -95,6 +97,9 @@ struct raw_witness {
 // Finds the races among `records` (race_analysis.cpp; sorts them): one witness for each pair of
 // sites not found racing in this launch yet, appended to `found`. forget_pairs(): a new launch.
 void analyse(std::vector<access_record>& records, std::vector<raw_witness>& found);
+// The same for the records of one word (sorts them); `all`: every record of the epoch or launch.
+void analyse_word(std::vector<access_record>& word, const std::vector<access_record>& all,
+                  std::vector<raw_witness>& found);
 void forget_pairs();
 
 // The report (race_report.cpp): witnesses found in a launch, with its label, kernel and launch site.

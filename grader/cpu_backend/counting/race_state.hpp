@@ -83,12 +83,21 @@ struct block_state {
     std::vector<std::uint64_t> shared_heads;  // (tag << 32) | first site
     std::unordered_map<std::uintptr_t, std::uint32_t> global_heads;
     std::uint32_t tag = 0;
+    std::vector<std::uintptr_t> touched;  // the shared words of this epoch's kept sites
+    bool shared_knowing = false;          // a shared access with knowledge (kept whole) this epoch
 };
 // The block this host thread runs: this_block, and `running` pointing at it while it runs (a plain
 // TLS word, read at every access).
 extern thread_local block_state this_block;
 extern __thread block_state* running;
 extern bool any_fence;  // a fence ran in the launch: strong accesses synchronise
+
+// Uninitialised shared reads (race_uninitialised.cpp): marks the bytes a write sets and says
+// whether they were all written before; notes a candidate witness; confirms an epoch's candidates
+// (a read that another thread's later write in the epoch races with is left to the analysis).
+bool written_before(block_state& b, std::uintptr_t address, std::size_t bytes, bool sets);
+void note_uninitialised(block_state& b, const access_record& r);
+void confirm_uninitialised(block_state& b, std::vector<raw_witness>& found);
 
 // Knowledge (race_clocks.cpp): a new table entry (0 for an empty one); two joined.
 std::uint32_t add(knowledge&& k);
