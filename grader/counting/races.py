@@ -9,7 +9,8 @@ and prints every witness with the handout question that teaches the fix (labs/NN
       [--only FUNCTION] [--full] [--json] [--build-dir build]
 
 For the grader: find() returns the witnesses (the detector's JSON, one dict each, with 'question',
-'fix' and 'version' added); one_line() and in_full() say one in a line or in full.
+'fix' and 'version' added); annotate() adds those to a witness of another program (the graded
+runner's races_json()); one_line() and in_full() say one in a line or in full.
 Exit status: 0 no race, 1 races found or a run failed, 2 usage or build error."""
 import argparse
 import json
@@ -104,6 +105,18 @@ def teaching(witness, declared):
     return None
 
 
+def annotate(witness, lab, source_file=None, declared=None):
+    """The detector's witness (a dict of races_json()'s list, from any program: a count program, the
+    graded runner) with what one_line() and in_full() say added: 'lab', 'version' (counters.json's),
+    'pattern', 'question', 'fix' and 'question_lab' (races.json's; '' where none matches) and
+    'source_file' (the graded file: its lines are said as "line N"). Returns it."""
+    entry = teaching(witness, declaration(lab) if declared is None else declared) or {}
+    witness.update(lab=lab, version=version(lab, witness['label']), pattern=pattern_of(witness),
+                   question=entry.get('question', ''), fix=entry.get('fix', ''),
+                   question_lab=entry.get('lab', lab), source_file=source_file)
+    return witness
+
+
 def _key(w):
     second = w['second']['location'] if w['second'] else ''
     return (w['label'], w['kernel'], w['memory'], w['kind'] == 'uninitialised read',
@@ -132,13 +145,10 @@ def find(lab, submission='solutions', known_wrong=None, only=None, inputs=INPUTS
                 with open(report, encoding='utf-8') as f:
                     witnesses = json.load(f).get('races', [])
             for w in witnesses:
-                if _key(w) in found:
-                    continue
-                entry = teaching(w, declared) or {}
-                w.update(lab=lab, input=f'{input_kind} n={n}', version=version(lab, w['label']),
-                         pattern=pattern_of(w), question=entry.get('question', ''), fix=entry.get('fix', ''),
-                         question_lab=entry.get('lab', lab), source_file=source)
-                found[_key(w)] = w
+                if _key(w) not in found:
+                    found[_key(w)] = annotate(w, lab, source, declared)
+                    w['input'] = f'{input_kind} n={n}'
+
             if status != 0 or not os.path.isfile(report):
                 raise RunError(f'{program} --input={input_kind} --n={n} ended with status {status}:\n'
                                f'{out[-1500:]}{err[-1500:]}', list(found.values()))
