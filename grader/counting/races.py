@@ -123,11 +123,13 @@ def _key(w):
             tuple(sorted((w['first']['location'], second))))
 
 
-def find(lab, submission='solutions', known_wrong=None, only=None, inputs=INPUTS, build_dir=None, timeout=600):
+def find(lab, submission='solutions', known_wrong=None, only=None, inputs=INPUTS, build_dir=None, timeout=600,
+         unchecked=None):
     """The witnesses of the lab's graded functions (each once, the first input's), each the detector's
     dict ('kind', 'first', 'second', 'message', ...: grader/cpu_backend/README.md) with 'lab', 'input',
-    'version', 'pattern', 'question', 'fix' and 'question_lab' added. Raises programs.BuildError when
-    the program cannot be built, RunError when a run ends badly."""
+    'version', 'pattern', 'question', 'fix' and 'question_lab' added. unchecked: a list that gets the
+    detector's sentence for each launch whose global memory went unchecked (too many accesses).
+    Raises programs.BuildError when the program cannot be built, RunError when a run ends badly."""
     build_dir = build_dir or os.path.join(ROOT, 'build')
     source = count_kernels.submission_file(lab, submission, known_wrong)
     count_kernels.ensure_build_dir(build_dir)
@@ -143,7 +145,10 @@ def find(lab, submission='solutions', known_wrong=None, only=None, inputs=INPUTS
             witnesses = []
             if os.path.isfile(report):
                 with open(report, encoding='utf-8') as f:
-                    witnesses = json.load(f).get('races', [])
+                    written = json.load(f)
+                witnesses = written.get('races', [])
+                if unchecked is not None:
+                    unchecked += [u for u in written.get('races_unchecked', []) if u not in unchecked]
             for w in witnesses:
                 if _key(w) not in found:
                     found[_key(w)] = annotate(w, lab, source, declared)
@@ -250,9 +255,10 @@ def main(argv=None):
     parser.add_argument('--build-dir', default=os.path.join(ROOT, 'build'))
     options = parser.parse_args(argv)
     lab = options.lab if options.lab == programs.YARDSTICKS else options.lab.zfill(2)
-    status = 0
+    status, unchecked = 0, []
     try:
-        witnesses = find(lab, options.submission, options.known_wrong, options.only, build_dir=options.build_dir)
+        witnesses = find(lab, options.submission, options.known_wrong, options.only, build_dir=options.build_dir,
+                         unchecked=unchecked)
     except programs.BuildError as error:
         print(f'races: {error}', file=sys.stderr)
         return 2
@@ -260,11 +266,14 @@ def main(argv=None):
         print(f'races: {error}', file=sys.stderr)
         witnesses, status = error.witnesses, 1
     if options.json:
-        json.dump({'schema': 'cpu-backend-races/v1', 'lab': lab, 'races': witnesses}, sys.stdout, indent=1)
+        json.dump({'schema': 'cpu-backend-races/v1', 'lab': lab, 'races': witnesses, 'unchecked': unchecked},
+                  sys.stdout, indent=1)
         print()
     else:
         for w in witnesses:
             print(in_full(w) if options.full else one_line(w))
+        for sentence in unchecked:
+            print(f'lab{lab}: {sentence}')
         if not witnesses:
             what = options.submission if options.known_wrong is None else f'known-wrong {options.known_wrong}'
             print(f'lab{lab}: no data race in {what}')

@@ -4,7 +4,8 @@
   (b) no miss: every known-wrong kernel whose defect is a race is reported, each race with its
       kind, both lines and the handout question of labs/NN-*/races.json (RACES below); every
       other known-wrong kernel is reported race-free;
-  (c) each races.json parses and names questions its handout asks (or the lab it names).
+  (c) each races.json parses and names questions its handout asks (or the lab it names);
+  and no launch's global memory goes unchecked (races_unchecked()).
   test_races.py BUILD_DIR      (a build folder with the CPU backend; meson gives it)"""
 import os
 import re
@@ -82,12 +83,16 @@ def witnessed(found):
 
 
 def find(lab, **options):
+    """races.find() on the test's build; every launch's global memory must have been checked."""
+    unchecked = []
     try:
-        return races.find(lab, build_dir=BUILD_DIR, **options)
+        found = races.find(lab, build_dir=BUILD_DIR, unchecked=unchecked, **options)
     except races.RunError as error:
         if (lab, options.get('known_wrong')) not in FAULTS:
             raise
-        return error.witnesses
+        found = error.witnesses
+    assert not unchecked, unchecked
+    return found
 
 
 class NoFalseReports(unittest.TestCase):

@@ -24,6 +24,10 @@ launch_state& launch() {
 
 namespace {
 
+// The global accesses a launch keeps (56 bytes each; a sample read once is one): past them its
+// global memory is not checked, and races() says so (races_unchecked()).
+constexpr std::size_t kept_global = 8'000'000;
+
 bool one_instruction(const access_record& a, const access_record& b) {
     return a.thread / 32 == b.thread / 32 && a.execution == b.execution;
 }
@@ -163,6 +167,7 @@ void launch_begins(const std::string& kernel, const std::string& file, int line,
             for (const auto& [first, bytes] : cpu_backend::detail::global_memory_ranges())
                 l.global_ranges.emplace_back(first, first + bytes);
         l.global_records.clear();
+        l.global_unchecked = false;
         l.table.assign(1, knowledge{});
         l.barrier_sites.clear();
         l.syncs.clear();
@@ -184,6 +189,7 @@ void block_begins(uint3 index, std::uint32_t threads, range dynamic_shared, rang
         if (!b.running) return;
         b.block = index.x + l.grid.x * (index.y + l.grid.y * index.z);
         b.seq = static_cast<std::uint64_t>(l.blocks_started++) << 32;
+        b.global_room = l.global_unchecked ? 0 : kept_global - std::min(kept_global, l.global_records.size());
     }
     b.threads = threads;
     b.epoch = 0;
@@ -243,7 +249,7 @@ void access(std::uint32_t thread, std::uintptr_t pc, std::uintptr_t address, std
         r.seq = b.seq++;
         r.mask = static_cast<std::uint8_t>(((1u << high) - 1) & ~((1u << low) - 1));
         std::vector<access_record>& records = shared ? b.shared : b.global;
-        if (r.knowledge != 0) {
+        if (r.knowledge != 0 && (shared || b.global.size() < b.global_room)) {
             records.push_back(r);
             b.shared_knowing = b.shared_knowing || shared;
         } else if (shared) {
@@ -258,7 +264,7 @@ void access(std::uint32_t thread, std::uintptr_t pc, std::uintptr_t address, std
             }
             keep(b, records, head, r);
             tagged = static_cast<std::uint64_t>(b.tag) << 32 | head;
-        } else {
+        } else if (b.global.size() < b.global_room) {
             keep(b, records, b.global_heads.emplace(word, ~0u).first->second, r);
         }
     }
@@ -282,7 +288,13 @@ void block_ends() {
     running = nullptr;
     launch_state& l = launch();
     std::lock_guard<std::mutex> lock(l.mutex);
-    l.global_records.insert(l.global_records.end(), b.global.begin(), b.global.end());
+    if (b.global.size() >= b.global_room) {  // full: the launch's global memory goes unchecked
+        l.global_unchecked = true;
+        l.global_records.clear();
+        l.global_records.shrink_to_fit();
+    } else {
+        l.global_records.insert(l.global_records.end(), b.global.begin(), b.global.end());
+    }
     if (!b.barriers.empty()) l.barrier_sites[b.block] = b.barriers;
     b.global.clear();
 }
@@ -291,6 +303,7 @@ void launch_ends() {
     launch_state& l = launch();
     if (!l.active) return;
     std::vector<raw_witness> found;
+    if (l.global_unchecked) add_unchecked(l.label, l.kernel, l.launched_at);
     analyse(l.global_records, found);
     for (raw_witness& w : found) {
         const std::uintptr_t address =

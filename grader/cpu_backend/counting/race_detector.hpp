@@ -105,6 +105,8 @@ void forget_pairs();
 // The report (race_report.cpp): witnesses found in a launch, with its label, kernel and launch site.
 void add_witnesses(std::vector<raw_witness>&& found, const std::string& label, const std::string& kernel,
                    const std::string& launched_at, dim3 grid, dim3 block);
+// A launch whose global memory went unchecked: it made more global accesses than the detector keeps.
+void add_unchecked(const std::string& label, const std::string& kernel, const std::string& launched_at);
 void clear_witnesses();
 
 // The recorder's side (race_detector.cpp).

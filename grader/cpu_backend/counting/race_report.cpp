@@ -31,6 +31,10 @@ std::vector<found_in_launch>& pending() {
     static auto* list = new std::vector<found_in_launch>;  // never destroyed: read at exit
     return *list;
 }
+std::vector<std::string>& unchecked() {
+    static auto* list = new std::vector<std::string>;
+    return *list;
+}
 
 // The line's text, trimmed ("" when the file cannot be read).
 std::string source_text(const std::string& location) {
@@ -271,6 +275,15 @@ void add_witnesses(std::vector<raw_witness>&& found, const std::string& label, c
 void clear_witnesses() {
     std::lock_guard<std::mutex> lock(witnesses_mutex);
     pending().clear();
+    unchecked().clear();
+}
+
+void add_unchecked(const std::string& label, const std::string& kernel, const std::string& launched_at) {
+    std::lock_guard<std::mutex> lock(witnesses_mutex);
+    unchecked().push_back("kernel " + kernel + " launched at " + launched_at +
+                          (label.empty() ? "" : " (" + label + ")") +
+                          ": its global memory was not checked for races, it made more global accesses than "
+                          "the detector keeps (its shared memory was)");
 }
 
 }  // namespace detail::race
@@ -341,7 +354,12 @@ std::string describe(const race_witness& w) {
     return text + interval(w.first) + " and " + interval(w.second);
 }
 
-std::string races_json(const std::vector<race_witness>& witnesses) {
+std::vector<std::string> races_unchecked() {
+    std::lock_guard<std::mutex> lock(witnesses_mutex);
+    return unchecked();
+}
+
+std::string races_json(const std::vector<race_witness>& witnesses, const std::vector<std::string>& not_checked) {
     std::ostringstream out;
     out << "{\"schema\": \"cpu-backend-races/v1\", \"races\": [";
     for (std::size_t i = 0; i < witnesses.size(); ++i) {
@@ -364,7 +382,9 @@ std::string races_json(const std::vector<race_witness>& witnesses) {
         }
         out << ",\n  \"message\": " << quoted_text(describe(w)) << "}";
     }
-    out << "\n]}\n";
+    out << "\n], \"unchecked\": [";
+    for (std::size_t i = 0; i < not_checked.size(); ++i) out << (i ? ", " : "") << quoted_text(not_checked[i]);
+    out << "]}\n";
     return out.str();
 }
 

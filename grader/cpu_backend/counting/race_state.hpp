@@ -41,6 +41,7 @@ struct launch_state {
     dim3 grid, block;
     std::vector<range> global_ranges;  // sorted
     std::vector<access_record> global_records;
+    bool global_unchecked = false;  // more global accesses than kept_global (race_detector.cpp)
     std::deque<knowledge> table;
     std::unordered_map<std::uint32_t, std::vector<std::uintptr_t>> barrier_sites;  // blocks with barriers
     std::unordered_map<std::uintptr_t, sync_word> syncs;
@@ -84,6 +85,7 @@ struct block_state {
     std::unordered_map<std::uintptr_t, std::uint32_t> global_heads;
     std::uint32_t tag = 0;
     std::vector<std::uintptr_t> touched;  // the shared words of this epoch's kept sites
+    std::size_t global_room = 0;          // global accesses the launch may still keep from this block
     bool shared_knowing = false;          // a shared access with knowledge (kept whole) this epoch
 };
 // The block this host thread runs: this_block, and `running` pointing at it while it runs (a plain

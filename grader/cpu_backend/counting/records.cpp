@@ -88,11 +88,12 @@ void write_at_exit() {
     resolve_locations(all, trace ? &*trace : nullptr);
     if (FILE* out = std::fopen(path, "w")) {
         std::string text = to_json(all, trace ? &*trace : nullptr);
-        if (race_detection()) {  // the witnesses' list under "races", beside "launches"
-            const std::string list = races_json(races());
-            const std::size_t open = list.find('['), close = list.rfind(']');
+        if (race_detection()) {  // the witnesses under "races", beside "launches"
+            const std::string list = races_json(races(), races_unchecked());
+            const std::size_t open = list.find('['), unchecked = list.rfind("\"unchecked\"");
             text.resize(text.rfind('}'));
-            text += ",\n\"races\": " + list.substr(open, close - open + 1) + "}\n";
+            text += ",\n\"races\": " + list.substr(open, list.rfind(']', unchecked) - open + 1) +
+                    ",\n\"races_unchecked\": " + list.substr(list.find('[', unchecked), std::string::npos);
         }
         std::fwrite(text.data(), 1, text.size(), out);
         std::fclose(out);

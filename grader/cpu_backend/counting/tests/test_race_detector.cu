@@ -126,6 +126,13 @@ __global__ void message(int* d_data, int* d_flag, int* out) {
     }
 }
 
+// More global accesses than a launch keeps (8 million): its global memory goes unchecked, said so.
+__global__ void many_reads(const int* in, long long n, int* out) {
+  int sum = 0;
+  for (long long i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) sum += in[i];
+  if (threadIdx.x == 0) out[0] = sum;  // a race between blocks, beyond what is kept
+}
+
 using RaceDetector = RaceTest;
 
 TEST_F(RaceDetector, PlainIncrementOfASharedBinIsAWriteAfterWriteOnOneLine) {
@@ -276,6 +283,21 @@ TEST_F(RaceDetector, AFencedReleaseAndAFencedAcquireOrderTheBlocks) {
         EXPECT_EQ(short_location(found[0].second.location), here("message read"));
         cpu_backend::counting::clear_records();
     }
+}
+
+TEST_F(RaceDetector, ALaunchPastWhatIsKeptSaysItsGlobalMemoryWentUnchecked) {
+  constexpr long long kReads = 8'400'000;
+  device_array<int> in(kReads), out(1);
+  in.zero();
+  many_reads<<<64, 256>>>(in.get(), kReads, out.get());
+  ASSERT_CUDA_SUCCESS(cudaDeviceSynchronize());
+  EXPECT_NONE();
+  const auto unchecked = cpu_backend::counting::races_unchecked();
+  ASSERT_EQ(unchecked.size(), 1u);
+  EXPECT_CONTAINS(unchecked[0], "many_reads");
+  EXPECT_CONTAINS(cpu_backend::counting::races_json({}, unchecked), "\"unchecked\": [\"kernel many_reads");
+  cpu_backend::counting::clear_records();
+  EXPECT_TRUE(cpu_backend::counting::races_unchecked().empty());
 }
 
 TEST_F(RaceDetector, OffItFindsNothingAndClearingForgets) {
