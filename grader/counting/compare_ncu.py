@@ -179,6 +179,9 @@ RACING_CASES = {
     ('03', 'missing_merge_barrier'): 'a race: the merge reads bins other warps are still counting into',
     ('03', 'missing_zero_barrier'): 'a race: warps count into bins others have not zeroed yet',
     ('03', 'zero_only_own_bin'): 'its bins start with whatever the shared memory held',
+    ('03', 'plain_shared_increment'): 'a race: lanes of a warp that hit one bin lose counts',
+    ('06', 'missing_zero_barrier'): 'a race: warps count into bins others have not zeroed yet',
+    ('06', 'missing_merge_barrier'): 'a race: the merge reads bins other warps are still counting into',
 }
 
 

@@ -204,17 +204,22 @@ def _compile(build_dir, flags, made, lab_file, counting, defines, libraries, out
 
 
 def run(program, n=65536, input_kind='uniform', seed=1, only=None, counts_file=None, timeout=600,
-        trace=None, sms=None):
+        trace=None, sms=None, races=False, counts=True):
     """Runs a built count program; returns (exit status, stdout, stderr). counts_file: where the
     counting mode writes its JSON (CUDA_CPU_BACKEND_COUNTS); trace: 'LABEL' or 'LABEL:BLOCK:WARP',
     one warp whose accesses the JSON gets under 'trace' (CUDA_CPU_BACKEND_TRACE); sms: the
     multiprocessor count the kernels see (CUDA_CPU_BACKEND_SM_COUNT), a GPU's, so grids sized by it
-    match it."""
+    match it; races: the race detector on (CUDA_CPU_BACKEND_RACES=1), its witnesses in the JSON
+    under 'races'; counts: False leaves the counts out (CUDA_CPU_BACKEND_COUNTING=0, faster)."""
     args = [program, f'--n={n}', f'--input={input_kind}', f'--seed={seed}'] + ([f'--only={only}'] if only else [])
     env = dict(os.environ)
-    env.pop('CUDA_CPU_BACKEND_COUNTS', None)
-    env.pop('CUDA_CPU_BACKEND_TRACE', None)
-    env.pop('CUDA_CPU_BACKEND_SM_COUNT', None)
+    for variable in ('CUDA_CPU_BACKEND_COUNTS', 'CUDA_CPU_BACKEND_TRACE', 'CUDA_CPU_BACKEND_SM_COUNT',
+                     'CUDA_CPU_BACKEND_RACES', 'CUDA_CPU_BACKEND_COUNTING'):
+        env.pop(variable, None)
+    if races:
+        env['CUDA_CPU_BACKEND_RACES'] = '1'
+    if not counts:
+        env['CUDA_CPU_BACKEND_COUNTING'] = '0'
     if sms:
         env['CUDA_CPU_BACKEND_SM_COUNT'] = str(sms)
     if counts_file:

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "cpu_backend/vector_types.hpp"
+#include "races.hpp"
 
 namespace cpu_backend::counting {
 
@@ -98,6 +99,7 @@ struct warp_trace {
 
 // Every launch so far, in launch order (copies; safe between launches).
 std::vector<launch_record> records();
+// Forgets the launches so far, and the race witnesses (races.hpp).
 void clear_records();
 // A name for the launches that follow (e.g. the lab function that makes them).
 void set_label(const std::string& label);

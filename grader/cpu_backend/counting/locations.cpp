@@ -3,9 +3,11 @@
 
 #include <cstdio>
 #include <map>
+#include <set>
 #include <string>
 
 #include "counting.hpp"
+#include "recorder.hpp"
 
 namespace cpu_backend::counting {
 namespace {
@@ -27,14 +29,13 @@ std::string pick(const std::vector<std::string>& frames) {
 
 }  // namespace
 
-void resolve_locations(std::vector<launch_record>& all, warp_trace* trace) {
+namespace detail {
+
+std::map<std::uintptr_t, std::string> source_lines(const std::set<std::uintptr_t>& pcs) {
     std::map<std::uintptr_t, std::string> where;
-    for (const launch_record& l : all)
-        for (const site_counts& s : l.sites) where.emplace(s.pc, std::string(1, '?'));
-    if (trace)
-        for (const traced_access& a : trace->accesses) where.emplace(a.pc, std::string(1, '?'));
+    for (std::uintptr_t pc : pcs) where.emplace(pc, std::string(1, '?'));
     const std::string program = program_path();
-    if (where.empty() || program.empty()) return;
+    if (where.empty() || program.empty()) return where;
     std::string command = "addr2line -a -i -e '";
     command.append(program).append("'");
     for (const auto& [pc, unused] : where) {
@@ -66,6 +67,18 @@ void resolve_locations(std::vector<launch_record>& all, warp_trace* trace) {
         flush();
         pclose(pipe);
     }
+    return where;
+}
+
+}  // namespace detail
+
+void resolve_locations(std::vector<launch_record>& all, warp_trace* trace) {
+    std::set<std::uintptr_t> pcs;
+    for (const launch_record& l : all)
+        for (const site_counts& s : l.sites) pcs.insert(s.pc);
+    if (trace)
+        for (const traced_access& a : trace->accesses) pcs.insert(a.pc);
+    std::map<std::uintptr_t, std::string> where = detail::source_lines(pcs);
     for (launch_record& l : all)
         for (site_counts& s : l.sites) s.location = where[s.pc];
     if (trace)

@@ -12,8 +12,6 @@
 #include "access_rules.hpp"
 #include "block_scheduler.hpp"
 #include "cpu_backend/builtin_variables.hpp"
-#include "cpu_backend/control.hpp"
-#include "launch_observer.hpp"
 #include "memory_registry.hpp"
 
 namespace cpu_backend::counting::detail {
@@ -128,9 +126,14 @@ int classify(std::uintptr_t a) {
     return inside(*std::prev(after), a) ? 1 : 0;
 }
 
+// Counted as the hardware executes them: a failed compare-and-swap is an atomic, a volatile
+// access a plain one.
 access_kind kind_of(int space, access_op op) {
     const int base = space == 1 ? 0 : 3;
-    return static_cast<access_kind>(base + static_cast<int>(op));
+    const int executed = op == access_op::load || op == access_op::volatile_load     ? 0
+                         : op == access_op::store || op == access_op::volatile_store ? 1
+                                                                                     : 2;
+    return static_cast<access_kind>(base + executed);
 }
 
 std::uint32_t warp_lanes(std::uint32_t warp) { return std::min<std::uint32_t>(32, state.threads - warp * 32); }
@@ -226,9 +229,10 @@ void add_lane(slot& s, std::uint32_t lane, std::uintptr_t address, std::uint8_t 
 }
 
 // The k-th execution of a site by each lane of a warp is one request: complete once every lane
-// of the warp has executed it; the rest are completed when the block ends.
-void add_access(std::uintptr_t pc, std::uint32_t part, access_kind kind, std::uint32_t thread,
-                std::uintptr_t address, std::uint8_t bytes) {
+// of the warp has executed it; the rest are completed when the block ends. Returns k (the race
+// detector's "one warp instruction"); groups the request only while counting.
+std::uint32_t add_access(std::uintptr_t pc, std::uint32_t part, access_kind kind, std::uint32_t thread,
+                         std::uintptr_t address, std::uint8_t bytes) {
     site_state& site = site_of(pc, part, kind, bytes);
     const auto self = static_cast<std::uint32_t>(&site - state.sites.data());
     const std::uint32_t warp = thread / 32, lane = thread % 32;
@@ -238,6 +242,7 @@ void add_access(std::uintptr_t pc, std::uint32_t part, access_kind kind, std::ui
         k = state.sites[last].executions[thread] - 1;
     site.executions[thread] = static_cast<std::uint32_t>(k + 1);
     state.last_site[thread] = self;
+    if (!counting_on) return static_cast<std::uint32_t>(k);
     if (site.windows.empty()) {
         site.windows.resize((state.threads + 31) / 32);
         if (state.traced_warp < site.windows.size()) site.windows[state.traced_warp].traced = true;
@@ -246,10 +251,12 @@ void add_access(std::uintptr_t pc, std::uint32_t part, access_kind kind, std::ui
     slot& s = w.at(k - w.base);
     add_lane(s, lane, address, bytes);
     const std::uint32_t lanes_in_warp = warp_lanes(warp);
-    if (s.count != lanes_in_warp) return;
-    add_request(site.counts, s, lanes_in_warp);
-    s.done = true;
-    w.pop_done();
+    if (s.count == lanes_in_warp) {
+        add_request(site.counts, s, lanes_in_warp);
+        s.done = true;
+        w.pop_done();
+    }
+    return static_cast<std::uint32_t>(k);
 }
 
 // At a barrier every lane has passed all it will execute before it: the open requests are done
@@ -275,13 +282,15 @@ void close_epoch() {
 void finish_block() {
     close_epoch();
     site_map sites;
-    for (site_state& site : state.sites) sites.emplace(site.key, site.counts);
-    for (const auto& [pc, lanes] : state.shuffle_lanes) {
-        site_counts counts;
-        counts.kind = access_kind::shuffle;
-        counts.lanes = lanes;
-        counts.requests = (lanes + 31) / 32;  // at least one call a warp per 32 lanes
-        sites.emplace(site_key{pc, 0, access_kind::shuffle}, counts);
+    if (counting_on) {
+        for (site_state& site : state.sites) sites.emplace(site.key, site.counts);
+        for (const auto& [pc, lanes] : state.shuffle_lanes) {
+            site_counts counts;
+            counts.kind = access_kind::shuffle;
+            counts.lanes = lanes;
+            counts.requests = (lanes + 31) / 32;  // at least one call a warp per 32 lanes
+            sites.emplace(site_key{pc, 0, access_kind::shuffle}, counts);
+        }
     }
     state.shuffle_lanes.clear();
     add_block(sites, state.barriers);
@@ -291,90 +300,81 @@ void finish_block() {
     state.free_lists.clear();
 }
 
-class counting_observer final : public cpu_backend::detail::launch_observer {
-public:
-    void launch_begin(const cpu_backend::detail::launch_config& config,
-                      const cpu_backend::detail::kernel_site& site) override {
-        global_ranges.clear();
-        for (const auto& [first, bytes] : cpu_backend::detail::global_memory_ranges())
-            global_ranges.emplace_back(first, first + bytes);
-        begin_launch(site.kernel_name, function_symbol(site.address), site.file, site.line, config.grid, config.block,
-                     config.dynamic_shared_bytes);
-    }
-    void block_begin(uint3 block, std::uint32_t threads, const void* dynamic_shared, std::size_t bytes) override {
-        current_state = &state_of_this_thread;
-        const auto shared = reinterpret_cast<std::uintptr_t>(dynamic_shared);
-        state.threads = threads;
-        state.dynamic_shared = {shared, shared + bytes};
-        if (state.tls.first == 0) {
-            state.tls = program_tls_block();
-            for (range r : {range_of(threadIdx), range_of(blockIdx), range_of(blockDim), range_of(gridDim)})
-                state.tls_not_shared.push_back(r);
-            static const std::vector<range> guards = tls_guard_offsets();
-            for (const range& r : guards) state.tls_not_shared.emplace_back(state.tls.first + r.first, state.tls.first + r.second);
-        }
-        state.traced_warp = trace_block_begins(block, state.dynamic_shared, state.tls.first);
-        state.barriers = 0;
-        state.last_site.assign(threads, ~0u);
-        state.sites.clear();
-        state.site_index.clear();
-        std::fill(std::begin(state.cache), std::end(state.cache), ~0u);
-        state.running = true;
-    }
-    void barrier_released() override {
-        ++state.barriers;
-        close_epoch();
-    }
-    void block_end(bool) override {
-        state.running = false;
-        finish_block();
-    }
-    void launch_end(bool faulted) override { end_launch(faulted); }
-    void warp_collective_called(cpu_backend::detail::warp_op op, const void* pc) override {
-        using cpu_backend::detail::warp_op;
-        const bool shuffle = op == warp_op::shfl_idx || op == warp_op::shfl_up || op == warp_op::shfl_down ||
-                             op == warp_op::shfl_xor;
-        if (shuffle && current_state != nullptr && state.running) ++state.shuffle_lanes[reinterpret_cast<std::uintptr_t>(pc)];
-    }
-};
+}  // namespace
 
-counting_observer observer;
-
-// Counting mode runs blocks on one host thread: the counts then do not depend on timing (a CAS
-// loop never retries because another block changed the word in between).
-bool start_counting() {
-    cpu_backend::set_host_threads(1);
-    cpu_backend::detail::set_launch_observer(&observer);
-    return true;
+// The recorder's part of each launch_observer call (observer.cpp).
+void recorder_launch_begins(const cpu_backend::detail::launch_config& config,
+                            const cpu_backend::detail::kernel_site& site) {
+    global_ranges.clear();
+    for (const auto& [first, bytes] : cpu_backend::detail::global_memory_ranges())
+        global_ranges.emplace_back(first, first + bytes);
+    begin_launch(site.kernel_name, function_symbol(site.address), site.file, site.line, config.grid, config.block,
+                 config.dynamic_shared_bytes);
 }
 
-}  // namespace
-}  // namespace cpu_backend::counting::detail
+std::pair<range, range> recorder_block_begins(uint3 block, std::uint32_t threads, const void* dynamic_shared,
+                                              std::size_t bytes) {
+    current_state = &state_of_this_thread;
+    const auto shared = reinterpret_cast<std::uintptr_t>(dynamic_shared);
+    state.threads = threads;
+    state.dynamic_shared = {shared, shared + bytes};
+    if (state.tls.first == 0) {
+        state.tls = program_tls_block();
+        for (range r : {range_of(threadIdx), range_of(blockIdx), range_of(blockDim), range_of(gridDim)})
+            state.tls_not_shared.push_back(r);
+        static const std::vector<range> guards = tls_guard_offsets();
+        for (const range& r : guards)
+            state.tls_not_shared.emplace_back(state.tls.first + r.first, state.tls.first + r.second);
+    }
+    state.traced_warp = trace_block_begins(block, state.dynamic_shared, state.tls.first);
+    state.barriers = 0;
+    state.last_site.assign(threads, ~0u);
+    state.sites.clear();
+    state.site_index.clear();
+    std::fill(std::begin(state.cache), std::end(state.cache), ~0u);
+    state.running = true;
+    return {state.dynamic_shared, state.tls};
+}
 
-// A program that defines this (the grader's runner) starts with counting off, and turns it on
-// with cpu_backend_counting_start() between launches (its evidence mode); a count program counts
-// from the start.
-extern "C" __attribute__((weak)) void cpu_backend_counting_starts_off();
-extern "C" bool cpu_backend_counting_start() { return cpu_backend::counting::detail::start_counting(); }
+void recorder_barrier_released() {
+    ++state.barriers;
+    close_epoch();
+}
 
-namespace cpu_backend::counting::detail {
-namespace {
+void recorder_block_ends() {
+    state.running = false;
+    finish_block();
+}
 
-const bool installed = cpu_backend_counting_starts_off == nullptr && start_counting();
+void recorder_shuffle_called(const void* pc) {
+    if (!counting_on || current_state == nullptr || !state.running) return;
+    ++state.shuffle_lanes[reinterpret_cast<std::uintptr_t>(pc)];
+}
 
-}  // namespace
+bool recording = true;
+bool counting_on = true;
 
 void record(const void* pc, const void* address, std::size_t bytes, access_op op) {
-    if (current_state == nullptr || !state.running) return;
+    if (!recording || current_state == nullptr || !state.running) return;
     const auto a = reinterpret_cast<std::uintptr_t>(address);
     const int space = classify(a);
     if (space == 0) return;
     const std::uint32_t thread = cpu_backend::detail::current_scheduler()->current_thread();
     const auto site = reinterpret_cast<std::uintptr_t>(pc);
+    std::uint32_t execution = 0;
+    // Not counting, the detector needs the site's execution only for plain stores (one warp
+    // instruction's lanes storing to one word do not race).
+    if (!counting_on && op != access_op::store) {
+        race::access(thread, site, a, bytes, op, space == 2, 0);
+        return;
+    }
     for (std::uint32_t part = 0; part * 16 < bytes; ++part) {
         const std::size_t piece = std::min<std::size_t>(16, bytes - part * 16);
-        add_access(site, part, kind_of(space, op), thread, a + part * 16, static_cast<std::uint8_t>(piece));
+        const std::uint32_t k =
+            add_access(site, part, kind_of(space, op), thread, a + part * 16, static_cast<std::uint8_t>(piece));
+        if (part == 0) execution = k;
     }
+    if (race::enabled) race::access(thread, site, a, bytes, op, space == 2, execution);
 }
 
 }  // namespace cpu_backend::counting::detail
@@ -384,6 +384,7 @@ namespace cpu_backend::counting {
 void* dynamic_shared_memory_for(const void* pointer_variable) {
     const auto first = reinterpret_cast<std::uintptr_t>(pointer_variable);
     if (detail::current_state) detail::current_state->tls_not_shared.emplace_back(first, first + sizeof(void*));
+    detail::race::name_dynamic_shared(pointer_variable);
     return cpu_backend::detail::dynamic_shared_memory();
 }
 

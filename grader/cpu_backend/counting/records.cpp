@@ -87,7 +87,14 @@ void write_at_exit() {
     std::optional<warp_trace> trace = traced_warp();
     resolve_locations(all, trace ? &*trace : nullptr);
     if (FILE* out = std::fopen(path, "w")) {
-        const std::string text = to_json(all, trace ? &*trace : nullptr);
+        std::string text = to_json(all, trace ? &*trace : nullptr);
+        if (race_detection()) {  // the witnesses under "races", beside "launches"
+            const std::string list = races_json(races(), races_unchecked());
+            const std::size_t open = list.find('['), unchecked = list.rfind("\"unchecked\"");
+            text.resize(text.rfind('}'));
+            text += ",\n\"races\": " + list.substr(open, list.rfind(']', unchecked) - open + 1) +
+                    ",\n\"races_unchecked\": " + list.substr(list.find('[', unchecked), std::string::npos);
+        }
         std::fwrite(text.data(), 1, text.size(), out);
         std::fclose(out);
     } else {
@@ -165,6 +172,12 @@ void end_launch(bool faulted) {
     trace_launch_ends();
 }
 
+std::string launch_label() {
+    registry& r = launches();
+    std::lock_guard<std::mutex> lock(r.mutex);
+    return r.label;
+}
+
 }  // namespace detail
 
 std::vector<launch_record> records() {
@@ -177,6 +190,7 @@ void clear_records() {
     registry& r = launches();
     std::lock_guard<std::mutex> lock(r.mutex);
     r.done.clear();
+    detail::race::clear_witnesses();
 }
 
 void set_label(const std::string& label) {

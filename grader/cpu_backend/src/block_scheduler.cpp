@@ -201,8 +201,9 @@ void block_scheduler::make_runnable(std::uint32_t thread) {
     ready_.push(thread);
 }
 
-int block_scheduler::barrier(int predicate) {
+int block_scheduler::barrier(int predicate, const void* site) {
     const std::uint32_t self = current_;
+    barrier_site_ = site;
     ++barrier_arrived_;
     barrier_predicate_count_ += predicate != 0 ? 1 : 0;
     mark_blocked(self, thread_state::at_barrier);
@@ -215,7 +216,7 @@ int block_scheduler::barrier(int predicate) {
 }
 
 void block_scheduler::release_barrier() {
-    if (launch_observer* observer = installed_launch_observer()) observer->barrier_released();
+    if (launch_observer* observer = installed_launch_observer()) observer->barrier_released(barrier_site_);
     barrier_result_ = static_cast<int>(barrier_predicate_count_);
     barrier_arrived_ = 0;
     barrier_predicate_count_ = 0;

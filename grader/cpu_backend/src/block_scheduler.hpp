@@ -87,7 +87,8 @@ public:
     bool run_block(grid_job& job, uint3 block_index, std::uint64_t block_linear_index);
 
     // ---- device-side operations, called on a fiber of the running block ----
-    int barrier(int predicate);
+    // `site`: where the calling thread waits (its call's return address).
+    int barrier(int predicate, const void* site = nullptr);
     std::uint64_t warp_collective(warp_op op, std::uint32_t mask, std::uint64_t value, int parameter, int width);
     std::uint32_t activemask(const void* call_site);
     void atomic_schedule_point();
@@ -134,6 +135,7 @@ private:
     std::uint32_t exited_count_ = 0;
     std::uint32_t barrier_arrived_ = 0;
     std::uint32_t barrier_predicate_count_ = 0;
+    const void* barrier_site_ = nullptr;  // the last arriving thread's
     int barrier_result_ = 0;
     bool aborted_ = false;
     std::uint64_t seed_ = 0;

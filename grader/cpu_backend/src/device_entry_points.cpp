@@ -32,7 +32,9 @@ block_scheduler& require_scheduler(const char* function) {
 
 }  // namespace
 
-int block_barrier(int predicate) { return require_scheduler("__syncthreads()").barrier(predicate); }
+__attribute__((noinline)) int block_barrier(int predicate) {
+    return require_scheduler("__syncthreads()").barrier(predicate, __builtin_return_address(0));
+}
 
 __attribute__((noinline)) std::uint64_t warp_collective(warp_op op, unsigned mask, std::uint64_t value, int parameter,
                                                         int width) {

@@ -1,6 +1,6 @@
 // A hook for tools that watch kernels run (the counting mode, counting/): told of every launch,
-// block and block barrier. None is installed by default, and then each hook costs one load and
-// a branch; an observer sees the launch and changes nothing in it.
+// block, block barrier and warp intrinsic. None is installed by default, and then each hook costs
+// one load and a branch; an observer sees the launch and changes nothing in it.
 #pragma once
 
 #include <cstddef>
@@ -20,8 +20,13 @@ public:
     // On the host thread that runs the block, before its first CUDA thread starts.
     virtual void block_begin(uint3 block, std::uint32_t threads, const void* dynamic_shared,
                              std::size_t dynamic_shared_bytes) = 0;
-    // When every thread of the block has arrived at a __syncthreads() (once per barrier).
-    virtual void barrier_released() = 0;
+    // When every thread of the block has arrived at a __syncthreads() (once per barrier); `site`:
+    // the return address of the last arriving thread's call (where the barrier is in its code).
+    virtual void barrier_released(const void* site) = 0;
+    // When the lanes of `mask` of a warp have all arrived in a _sync intrinsic (once per call).
+    virtual void warp_synchronized(std::uint32_t warp, std::uint32_t mask, warp_op op) {
+        (void)warp, (void)mask, (void)op;
+    }
     // After the block's last thread ended (completed: no fault, no deadlock).
     virtual void block_end(bool completed) = 0;
     virtual void launch_end(bool faulted) = 0;

@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "block_scheduler.hpp"
+#include "launch_observer.hpp"
 
 namespace cpu_backend::detail {
 namespace {
@@ -211,6 +212,7 @@ void block_scheduler::complete_warp_collective(std::uint32_t warp, std::uint32_t
         thread.op_result = result;
     }
     warps_[warp].waiting &= ~mask;
+    if (launch_observer* observer = installed_launch_observer()) observer->warp_synchronized(warp, mask, op);
     for (std::uint32_t lanes = mask; lanes != 0; lanes &= lanes - 1) {
         const std::uint32_t thread = base + static_cast<std::uint32_t>(__builtin_ctz(lanes));
         if (thread != current_) make_runnable(thread);

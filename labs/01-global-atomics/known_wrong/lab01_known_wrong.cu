@@ -10,6 +10,9 @@
 //   6 transposed_index v2 starts at threadIdx.x * gridDim.x + blockIdx.x: every sample is counted
 //                      once, right, but a warp's 32 loads land 32 sectors apart (the technique
 //                      check reads what ran: its loads take 32 sectors a request, not 4)
+//  20 plus_plus_global v2 counts with d_bins[d_samples[i]]++, a plain read-modify-write of a
+//                      global bin: a correct grid-stride loop that loses counts on a GPU (the CPU
+//                      backend's race detector names the line; races from 20 on)
 #include "lab01_global_atomics.cuh"
 
 #include <chrono>
@@ -39,7 +42,11 @@ __global__ void histogram_v2_grid_stride_kernel(const int* d_samples, int n, int
   if constexpr (kWrongCase != 1) {
     const int first = kWrongCase == 6 ? threadIdx.x * gridDim.x + blockIdx.x : blockIdx.x * blockDim.x + threadIdx.x;
     for (int i = first; i < n; i += gridDim.x * blockDim.x) {
-      count(d_bins, d_samples[i]);
+      if (kWrongCase == 20) {
+        d_bins[d_samples[i]]++;
+      } else {
+        count(d_bins, d_samples[i]);
+      }
     }
   }
 }

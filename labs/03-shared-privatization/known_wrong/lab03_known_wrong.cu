@@ -19,6 +19,10 @@
 //                             checks: what ran)
 //  11 idle_checked_kernel     v2 launches its checked kernel on no samples, and another kernel
 //                             counts with global atomics: right answers (technique checks: what ran)
+//  20 plain_shared_increment  v1 counts with s_bins[d_samples[i]]++, a plain read-modify-write of a
+//                             shared bin: lost counts on a GPU, every test passed on the CPU
+//                             backend's schedule (its race detector names the line, Q2.2; races
+//                             from 20 on)
 #include "lab03_shared_privatization.cuh"
 
 namespace lab03 {
@@ -77,7 +81,13 @@ __global__ void histogram_v1_shared_slices_kernel(const int* d_samples, int n, i
     for (long long i = begin; i < end; ++i) atomicAdd(&d_bins[d_samples[i]], 1);
     return;
   }
-  for (long long i = begin; i < end; ++i) count(s_bins, d_bins, d_samples[i]);
+  for (long long i = begin; i < end; ++i) {
+    if (kWrongCase == 20) {
+      s_bins[d_samples[i]]++;
+    } else {
+      count(s_bins, d_bins, d_samples[i]);
+    }
+  }
   merge_private(s_bins, d_bins, kNumBins);
 }
 

@@ -13,6 +13,10 @@
 //  10 dead_warp_scan      the CDF kernel holds a warp-shuffle scan on a branch that never runs; one
 //                         thread's serial scan does the work: right answers, and the machine code
 //                         holds shuffles (caught by the technique check, on what ran)
+//  20 missing_zero_barrier   no barrier after zeroing the private bins: a thread may count into a
+//                         bin another thread zeroes afterwards (lab 03's defect 8, here in stage 1)
+//  21 missing_merge_barrier  no barrier before the merge: a thread may add a bin to the global
+//                         ones while other threads still count into it (races from 20 on)
 // Everything else is plain and correct, so only the defect can fail a test.
 #include "lab06_histogram_equalization.cuh"
 
@@ -24,7 +28,7 @@ constexpr int kWrongCase = KNOWN_WRONG;
 __global__ void histogram_kernel(const std::uint8_t* d_pixels, int n, unsigned* d_bins) {
   __shared__ unsigned s_bins[kGrayLevels];
   for (int b = threadIdx.x; b < kGrayLevels; b += blockDim.x) s_bins[b] = 0;
-  __syncthreads();
+  if (kWrongCase != 20) __syncthreads();
   for (int i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x) {
     if constexpr (kWrongCase == 2) {
       s_bins[d_pixels[i]] = s_bins[d_pixels[i]] + 1;
@@ -34,7 +38,7 @@ __global__ void histogram_kernel(const std::uint8_t* d_pixels, int n, unsigned* 
       atomicAdd(&s_bins[d_pixels[i]], 1u);
     }
   }
-  __syncthreads();
+  if (kWrongCase != 21) __syncthreads();
   for (int b = threadIdx.x; b < kGrayLevels; b += blockDim.x) {
     if (kWrongCase != 1 && s_bins[b] != 0) atomicAdd(&d_bins[b], s_bins[b]);
   }

@@ -146,7 +146,9 @@ CPU_BACKEND_WARP_REDUCE(__reduce_xor_sync, unsigned, reduce_xor)
 
 // ---- memory fences ----
 // Blocks on different host threads really run in parallel, so fences are
-// real fences.
+// real fences. A block runs on one host thread, so __threadfence_block()
+// needs only an acquire-release fence; its order tells the counting mode's
+// race detector (which sees the order) a block-scope fence from the others.
 inline void __threadfence() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
-inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+inline void __threadfence_block() { __atomic_thread_fence(__ATOMIC_ACQ_REL); }
 inline void __threadfence_system() { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
