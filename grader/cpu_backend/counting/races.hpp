@@ -60,7 +60,6 @@ struct race_witness {
     std::uint64_t index = 0;
     std::uint64_t allocation_bytes = 0;  // global: the allocation's (or variable's) size
     race_access first, second;           // in that order; second unused for uninitialised_read
-    std::uint64_t words = 0;             // 4-byte words on which this pair of lines raced in the launch
 };
 
 // On or off for the launches that follow (default: CUDA_CPU_BACKEND_RACES=1 turns it on; off
