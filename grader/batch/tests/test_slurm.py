@@ -21,7 +21,7 @@ import time
 import unittest
 
 from batch.tests import machine_speed  # time limits scaled to this machine now
-from batch.tests.fixture_class_run import HIDDEN_SEED, ROOT, TOOL, load, make_class
+from batch.tests.fixture_class_run import HIDDEN_SEED, MAX, ROOT, TOOL, load, make_class
 from batch.cpus import available_cpus
 
 SUBMIT = os.path.join(ROOT, "grader", "batch", "slurm", "submit.sh")
@@ -320,8 +320,8 @@ class SlurmArrayGrading(unittest.TestCase):
         self.assertEqual(sorted(merged), STUDENTS)
         self.assertEqual({s: r["score"] for s, r in merged.items()},
                          {s: r["score"] for s, r in single.items()})
-        self.assertEqual(merged["correct"]["score"], 22)
-        self.assertLess(merged["hard_coded"]["score"], 22)
+        self.assertEqual(merged["correct"]["score"], MAX)
+        self.assertLess(merged["hard_coded"]["score"], MAX)
         self.assertEqual(read_json(os.path.join(self.report, "batch.json"))["merged_shards"],
                          {"count": 2, "merged": [1, 2], "missing": []})
 
