@@ -3,7 +3,8 @@
       yardsticks;
   (b) no miss: every known-wrong kernel whose defect is a race is reported, each race with its
       kind, both lines and the handout question of labs/NN-*/races.json (RACES below); every
-      other known-wrong kernel is reported race-free;
+      other known-wrong kernel is reported race-free; so is each racy variant of solutions/slow/
+      (RACY below);
   (c) each races.json parses and names questions its handout asks (or the lab it names);
   and no launch's global memory goes unchecked (races_unchecked()).
   test_races.py BUILD_DIR      (a build folder with the CPU backend; meson gives it)"""
@@ -55,6 +56,10 @@ RACES = {
     ('06', 20): [(f, 'write after write', [LAB06_ZERO, LAB06_COUNT], 'Q2.1') for f in ('histogram_256', 'equalize')],
     ('06', 21): [(f, 'read after write', [LAB06_COUNT, LAB06_MERGE], 'Q2.1') for f in ('histogram_256', 'equalize')],
 }
+# The racy variants of solutions/slow/ (a plain ++ on a bin): the graded function, the racy line's
+# text and the handout question.
+RACY = {'lab01-v2-plain-increment': ('histogram_v2_grid_stride', 'd_bins[d_samples[i]]++;', 'Q2.1'),
+        'lab03-v1-plain-increment': ('histogram_v1_shared_slices', 's_bins[d_samples[i]]++;', 'Q2.2')}
 # Known-wrong defects whose run ends in a fault of their own (out-of-bounds writes): what ran before
 # must still be race-free.
 FAULTS = {('01', 4), ('05', 6)}
@@ -106,6 +111,8 @@ class NoFalseReports(unittest.TestCase):
     def test_slow_variants(self):
         with tempfile.TemporaryDirectory(prefix='slow_') as out:
             for name in slow_variants.names():
+                if slow_variants.kind(name) != 'slow':
+                    continue  # a racy one is NoMisses.test_racy_variants'
                 with self.subTest(variant=name):
                     folder = slow_variants.make(name, out)
                     found = find(name[3:5], submission=folder)
@@ -125,6 +132,20 @@ class NoMisses(unittest.TestCase):
                                       for function, kind, texts, question in RACES.get((lab, define), []))
                     found = find(lab, known_wrong=define)
                     self.assertEqual(witnessed(found), expected, '\n'.join(map(races.one_line, found)))
+
+    def test_racy_variants(self):
+        self.assertEqual(sorted(RACY), [n for n in slow_variants.names() if slow_variants.kind(n) == 'racy'])
+        with tempfile.TemporaryDirectory(prefix='racy_') as out:
+            for name, (function, text, question) in RACY.items():
+                with self.subTest(variant=name):
+                    folder = slow_variants.make(name, out)
+                    path, = [os.path.join(folder, f) for f in os.listdir(folder) if f.endswith('.cu')]
+                    with open(path, encoding='utf-8') as f:
+                        lines = [f'{path}:{i + 1}' for i, line in enumerate(f) if text in line]
+                    self.assertEqual(len(lines), 1, f'{name}: {len(lines)} lines hold {text!r}')
+                    found = find(name[3:5], submission=folder)
+                    self.assertEqual(witnessed(found), [(function, 'write after write', (lines[0],) * 2, question)],
+                                     '\n'.join(map(races.one_line, found)))
 
     def test_the_table_names_real_defects(self):
         for lab, define in RACES:
