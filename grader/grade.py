@@ -214,10 +214,14 @@ def grade_labs(build_dir, labs, timeout_s, submission=None):
             runs[lab] = student_runs.LabRun(programs[lab], timeout_s)
             runs[lab].run()
         results.write(results_dir, *runs[lab].document())
+    races = backend_of(build_dir) == "cpu"  # the race pass: CPU backend only (counting/race_verdicts.py)
+    if (checks or races) and not STOP.is_set():
+        # After every timed round: what the checked kernels executed and, on the CPU backend, their
+        # data races (a race fails its function's correctness tests: the results are written again).
+        student_runs.run_evidence(tests, results_dir, runs, races)
     if checks and not STOP.is_set():
-        # After every timed round: what the checked kernels executed, then the checks (they read
-        # the runner's machine code and that evidence; the score table shows each verdict and hint).
-        student_runs.run_evidence(tests, results_dir, runs)
+        # The checks read the runner's machine code and that evidence; the score table shows each
+        # verdict and hint.
         terminal.say(f"Technique checks of {', '.join(sorted({c.split()[0] for c in checks}))} ...")
         terminal.ticking("technique checks", run_checks)  # a line every 8 s while they run
     student_runs.gate_checks(results_dir, labs)

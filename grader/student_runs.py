@@ -12,9 +12,11 @@ from the build's own record of its programs (meson introspect), not from its tes
 """
 import json
 import os
+import time
 from dataclasses import dataclass, replace
 
 import terminal
+from counting import race_verdicts
 from runs import checker, evidence_pass, harness, progress, results, scoring
 from runs.processes import run_grouped
 
@@ -60,19 +62,36 @@ def technique_checks(build, labs):
     return [t["name"] for lab in labs for t in checker.lab_checks(build.tests, lab)]
 
 
-def run_evidence(build, results_dir, runs):
-    """Each lab's evidence pass (LabRun.evidence), for its technique checks to read; a line for
-    each lab with passed tests to run again, then one every 8 s while it runs."""
+def run_evidence(build, results_dir, runs, races=False):
+    """Each lab's evidence pass (LabRun.evidence), for its technique checks to read, and on the CPU
+    backend (races) its race pass (counting/race_verdicts.py): a race found fails its function's
+    correctness tests, and the lab's results are written again. A line for each lab with passed
+    tests to run again, then one every 8 s while it runs."""
     for lab, run in runs.items():
         check_tests = checker.lab_checks(build.tests, lab)
         needed = evidence_pass.needed_tests(check_tests)
-        if not needed:
+        if not needed and not races:
             continue
-        if not evidence_pass.passed(run.outcomes, needed):
-            run.evidence(results_dir, check_tests)  # nothing passed to run again: no line to say so
+        if not run.evidence_tests(needed, races):
+            run.evidence(results_dir, check_tests, races)  # nothing passed to run again: no line to say so
             continue
-        terminal.say(f"Evidence for {lab}'s technique checks (what its kernels executed) ...")
-        terminal.ticking(f"{lab} evidence", lambda: run.evidence(results_dir, check_tests))
+        what = " and the race detector" if races else ""
+        terminal.say(f"Evidence for {lab}'s technique checks{what} (what its kernels executed) ...")
+        terminal.ticking(f"{lab} evidence", lambda: run.evidence(results_dir, check_tests, races))
+        if races:
+            if run.races.get("unavailable"):
+                terminal.say(f"  {lab}: no race detection ({run.races['unavailable']}); graded as before")
+            results.write(results_dir, *run.document())
+            write_races(results_dir, lab, run.races_text)
+
+
+def write_races(results_dir, lab, text):
+    """build/results/labNN-races.txt: every witness of the lab's race pass in full."""
+    target = os.path.join(results_dir, f"{lab}-races.txt")
+    if text:
+        results.write_text(target, text)
+    elif os.path.exists(target):
+        os.remove(target)
 
 
 def gate_checks(results_dir, labs):
@@ -133,6 +152,7 @@ class LabRun:
         # Its lines fitted to the terminal, as every line grade.py prints (terminal.py).
         self.progress = progress.LabProgress(settings.lab, len(self.table), timeout_s, write=terminal.say)
         self.outcomes, self.attempts, self.hello = {}, [], None
+        self.races, self.races_text = {}, ""  # the race pass's (evidence(races=True))
 
     def run(self, speed=None, only=None):
         """Runs the tests not run yet: all (speed None), the speed tests (True) or the others;
@@ -150,21 +170,41 @@ class LabRun:
         self.attempts += result.attempts
         self.hello = self.hello or result.hello
 
-    def evidence(self, results_dir, check_tests):
-        """The evidence pass (runs/evidence_pass.py): the tests the lab's checks need that passed,
-        run again with the runner counting what ran; results/evidence/labNN.json written."""
+    def evidence_tests(self, needed, races=False):
+        """The tests to run again: those of `needed` that passed; with races, also the first
+        passed main test of every suite (race_verdicts.race_tests)."""
+        if races:
+            return race_verdicts.race_tests(self.outcomes, needed, self.table)
+        return evidence_pass.passed(self.outcomes, needed)
+
+    def evidence(self, results_dir, check_tests, races=False):
+        """The evidence pass (runs/evidence_pass.py): the tests the lab's checks need that passed
+        (with races, the race pass's too), run again with the runner counting what ran;
+        results/evidence/labNN.json written; with races, a race fails its suite's passed main and
+        edge tests (counting/race_verdicts.py) and self.races holds the results' `races` key."""
         evidence_pass.clear(results_dir, self.settings.lab)
-        names = evidence_pass.passed(self.outcomes, evidence_pass.needed_tests(check_tests))
+        names = self.evidence_tests(evidence_pass.needed_tests(check_tests), races)
         if not names:
             return
+        started = time.monotonic()
         env = dict(os.environ, **replace(self.settings, evidence=True).environment())
         result = harness.run_tests(self.command, names, env, self.cwd, self.timeout_s + 10)
         evidence_pass.write(results_dir, self.settings.lab, result.outcomes)
+        if races:
+            by_suite, unchecked, why = race_verdicts.found(
+                self.settings.lab, {n: o.evidence for n, o in result.outcomes.items()},
+                race_verdicts.lab_file(self.settings.lab))
+            failed = race_verdicts.apply(self.outcomes, by_suite)
+            self.races = dict(race_verdicts.summary(by_suite, unchecked), tests=names, failed=failed,
+                              unavailable=why, seconds=round(time.monotonic() - started, 2))
+            self.races_text = race_verdicts.full_text(by_suite, unchecked) if by_suite else ""
 
     def document(self):
         """(results document, run output) of the tests run so far."""
         document = results.lab_document(self.settings.lab, self.settings.submission, self.hello,
                                         self.table, self.outcomes, self.headline)
+        if self.races:
+            document["races"] = self.races
         output = "\n".join(f"-- run {i}: {a.filter_count} test(s), status {a.returncode}"
                            + (f": {a.reason}" if a.reason else "") + "\n" + a.output
                            for i, a in enumerate(self.attempts, 1))

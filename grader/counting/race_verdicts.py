@@ -1,0 +1,152 @@
+"""The race rule of grading on the CPU backend, in one place for grade.py (student_runs.py) and the
+batch (batch/technique_evidence.py): a graded function whose race pass shows a data race fails its
+correctness tests, with the witness as the message.
+
+The race pass is the evidence pass (runs/evidence_pass.py) on the CPU backend: the graded runner is
+the counting build, and in evidence mode it also turns the race detector on (grader/runner/
+evidence_cpu.cpp), so each call's evidence carries the witnesses of its launches (runs/attempt.py
+keeps them, TestOutcome.evidence's "races"). Which tests it runs (race_tests): those the technique
+checks need, and the first passed main test of every test suite (the name before the dot:
+Lab03SharedSlices) — every graded function once, on the input its suite opens with, not every
+graded test: the detector on every graded test took lab 01 from 9 s to minutes
+(grader/cpu_backend/README.md, "Race detector").
+
+A race fails the passed main and edge tests of the suite whose test showed it (the suite is one
+graded function's), each with the first witness in a line (counting/races.py one_line: the line,
+the array and index, both threads, the handout question). The grade is decided here, in the
+grader's process, from what the checker reported; a witness the grader cannot read still fails
+the suite (fail closed), saying so.
+"""
+import os
+from dataclasses import replace
+
+from counting import races
+from runs import labs as lab_list
+
+SCHEMA_KEY = "races"  # in a lab's results document: results contract, grader/runs/README.md
+HEAD = "data race (the CPU backend's race detector watched this function's run): "
+
+
+def suite_of(test):
+    return test.split(".", 1)[0]
+
+
+def lab_file(lab):
+    """The file students fill in for `lab` ("lab03"): lab03_shared_privatization.cu, or None."""
+    return next((entry.submission_file for entry in lab_list.discover_labs() if entry.name == lab), None)
+
+
+def race_tests(outcomes, needed, table=None):
+    """The race pass's tests: `needed` (the technique checks' tests) and, for every suite, its
+    first main test that passed; only passed tests, in the order of the points table [(name, pass,
+    stretch, kind, needs)] (without one, the outcomes' own: the run's)."""
+    chosen, suites = [], set()
+    order = [(row[0], row[3]) for row in table] if table is not None else [(n, o.kind) for n, o in outcomes.items()]
+    for name, kind in order:
+        outcome = outcomes.get(name)
+        if outcome is None or outcome.status != "passed":
+            continue
+        first_main = kind == "main" and suite_of(name) not in suites
+        if first_main:
+            suites.add(suite_of(name))
+        if first_main or name in needed:
+            chosen.append(name)
+    return chosen
+
+
+def _source_file(witness, lab_file):
+    """The witness's own path to the graded file (its lines are then said as "line N")."""
+    for access in (witness.get("first"), witness.get("second")):
+        path = str((access or {}).get("location", "")).rpartition(":")[0]
+        if lab_file and os.path.basename(path) == lab_file:
+            return path
+    return None
+
+
+def _key(witness):
+    """One witness per function, kernel, memory and pair of lines, over the test's calls."""
+    lines = sorted(str((witness.get(side) or {}).get("location", "")) for side in ("first", "second"))
+    return (witness.get("label"), witness.get("kernel"), witness.get("memory"), witness.get("kind") == "uninitialised read",
+            tuple(lines))
+
+
+def _line(witness):
+    try:
+        return races.one_line(witness)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return f"lab{witness.get('lab', '')} {witness.get('label', '')}: a race the grader could not read in full"
+
+
+def found(lab, evidence, lab_file=None):
+    """({suite: [annotated witness, ...]}, [sentence, ...] of launches left unchecked, why the
+    detector watched nothing or "") from the race pass's {test: calls}. lab: "lab03"."""
+    number = lab[3:] if lab.startswith("lab") else lab
+    try:
+        declared = races.declaration(number)
+    except (ValueError, OSError):
+        declared = None
+    by_suite, unchecked, watched, why = {}, [], False, ""
+    for test, calls in (evidence or {}).items():
+        for call in calls or []:
+            report = call.get("races")
+            if report is None:
+                why = why or call.get("unavailable") or "the runner sent no race witnesses"
+                continue
+            watched = True
+            unchecked += [u for u in report.get("unchecked", []) if u not in unchecked]
+            for witness in report.get("races", []):
+                # The checker's name of the call (lab03::histogram_v1_shared_slices), not the runner's
+                witness["label"] = str(call.get("function", "")).rpartition("::")[2]
+                try:
+                    races.annotate(witness, number, _source_file(witness, lab_file), declared)
+                except (KeyError, TypeError, ValueError, AttributeError):
+                    witness.setdefault("lab", number)
+                kept = by_suite.setdefault(suite_of(test), [])
+                if _key(witness) not in map(_key, kept):  # each call reports its own
+                    kept.append(witness)
+    if watched or not evidence:
+        why = ""
+    return by_suite, unchecked, why
+
+
+def apply(outcomes, by_suite):
+    """Fails the passed main and edge tests of each suite with a race, the first witness as the
+    message (and how many more); returns the names of the tests failed."""
+    failed = []
+    for name, outcome in list(outcomes.items()):
+        witnesses = by_suite.get(suite_of(name))
+        if not witnesses or outcome.status != "passed" or outcome.kind not in ("main", "edge"):
+            continue
+        more = len(witnesses) - 1
+        message = HEAD + _line(witnesses[0]) + (
+            f" (and {more} more: grade.py --races {outcome_lab(witnesses[0])})" if more else "")
+        outcomes[name] = replace(outcome, status="failed", message=message)
+        failed.append(name)
+    return failed
+
+
+def outcome_lab(witness):
+    return f"lab{witness.get('lab', '')}"
+
+
+def summary(by_suite, unchecked=()):
+    """The results document's `races` key: {"functions": {function: [one line, ...]}, "witnesses":
+    [witness, ...], "unchecked": [...]}: one entry per racy graded function."""
+    functions, witnesses = {}, []
+    for suite in sorted(by_suite):
+        for w in by_suite[suite]:
+            functions.setdefault(w.get("label") or suite, []).append(_line(w))
+            witnesses.append(w)
+    return {"functions": functions, "witnesses": witnesses, "unchecked": list(unchecked)}
+
+
+def full_text(by_suite, unchecked=()):
+    """Every witness in full (counting/races.py in_full), for build/results/labNN-races.txt."""
+    parts = []
+    for suite in sorted(by_suite):
+        for w in by_suite[suite]:
+            try:
+                parts.append(races.in_full(w))
+            except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+                parts.append(_line(w))
+    return "\n\n".join(parts + list(unchecked)) + "\n"
