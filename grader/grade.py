@@ -253,6 +253,9 @@ def main():
     parser.add_argument("--explain", metavar="labNN[:vN]",
                         help="why a kernel is slow: every counter of the lab's kernels beside the "
                              "references', and a picture of one warp's accesses (build/results/)")
+    parser.add_argument("--races", metavar="labNN[:vN]",
+                        help="every data race of the lab's kernels, found by the CPU backend's race "
+                             "detector (build/results/labNN-races.txt)")
     parser.add_argument("--no-counters", action="store_true",
                         help="grade without counting the kernels (no explanation lines)")
     parser.add_argument("--project-tests", action="store_true",
@@ -269,6 +272,8 @@ def main():
         submission = os.path.abspath(submission)
     if not args.project_tests and not os.path.isdir(submission):
         fail(f"submission folder {args.submission} not found; give --submission PATH")
+    if args.races and args.labs == "all":
+        args.labs = args.races.partition(":")[0].lower().replace("lab", "")
     if args.explain and args.labs == "all":  # the build needs the explained lab's file alone
         from explain import cli
         try:
@@ -292,6 +297,11 @@ def main():
     progress = None if args.verbose else terminal.Progress().start(f"{build_steps.PROGRESS} setting up")
     if configure(build_dir, options, progress) != 0:
         fail("meson could not configure the build (see above)")
+    if args.races and not args.project_tests:  # the count programs, the detector on; no test runs
+        if progress:
+            progress.done(f"{build_steps.PROGRESS} configured")
+        from counting import race_verdicts
+        return race_verdicts.print_lab(args.races, submission, build_dir)
     if args.explain and not args.project_tests:
         if progress:
             progress.done(f"{build_steps.PROGRESS} configured")
