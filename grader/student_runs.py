@@ -194,7 +194,7 @@ class LabRun:
             by_suite, unchecked, why = race_verdicts.found(
                 self.settings.lab, {n: o.evidence for n, o in result.outcomes.items()},
                 race_verdicts.lab_file(self.settings.lab))
-            failed = race_verdicts.apply(self.outcomes, by_suite)
+            failed = race_verdicts.apply(self.outcomes, by_suite, race_verdicts.unwatched(result.outcomes))
             self.races = dict(race_verdicts.summary(by_suite, unchecked), tests=names, failed=failed,
                               unavailable=why, seconds=round(time.monotonic() - started, 2))
             self.races_text = race_verdicts.full_text(by_suite, unchecked) if by_suite else ""

@@ -130,6 +130,10 @@ def compute_reference(batch, worker, gpu):
                 batch.warnings.append(f"{lab.name}: the race detector reports races in the reference solution "
                                       f"({'; '.join(l for ls in run.races['functions'].values() for l in ls)[:300]}); "
                                       "the lab is graded without the race pass")
+            elif run.races.get("unwatched"):  # fail closed: a race pass no student could pass
+                raise RuntimeError(f"{lab.name}: the race detector could not watch the reference solution's run "
+                                   f"({'; '.join(run.races['unwatched'].values())[:300]}); give a longer --timeout "
+                                   "or grade this lab on a GPU")
             elif run.races.get("unavailable"):
                 batch.warnings.append(f"{lab.name}: no race detection ({run.races['unavailable'][:200]}); "
                                       "graded as before")

@@ -39,7 +39,8 @@ def run(batch, lab, folder, lab_run, build_checks, gpu, run_inputs, budget=None,
     CPU backend it is also the race pass (counting/race_verdicts.py, the rule grade.py applies):
     races "apply" fails each racy function's passed correctness tests; "find" (the reference
     solution) only finds them; "off" (a lab whose reference showed one) runs no race pass.
-    lab_run.races: {"functions", "witnesses", "unchecked", "unavailable"} ({} without a pass)."""
+    lab_run.races: {"functions", "witnesses", "unchecked", "unavailable", "unwatched"} ({} without a
+    pass); a suite the detector did not watch in full fails as a racy one (race_verdicts.unwatched)."""
     lab_run.races = {}
     watch = batch.settings.backend == "cpu" and races != "off"
     needed = needed_tests(build_checks)
@@ -51,6 +52,7 @@ def run(batch, lab, folder, lab_run, build_checks, gpu, run_inputs, budget=None,
     lab_run.evidence = {name: outcome.evidence for name, outcome in found.outcomes.items()}
     if watch:
         by_suite, unchecked, why = race_verdicts.found(lab, lab_run.evidence, race_verdicts.lab_file(lab))
+        unwatched = race_verdicts.unwatched(found.outcomes)
         if races == "apply":
-            race_verdicts.apply(lab_run.outcomes, by_suite)
-        lab_run.races = dict(race_verdicts.summary(by_suite, unchecked), unavailable=why)
+            race_verdicts.apply(lab_run.outcomes, by_suite, unwatched)
+        lab_run.races = dict(race_verdicts.summary(by_suite, unchecked), unavailable=why, unwatched=unwatched)

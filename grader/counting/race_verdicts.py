@@ -15,7 +15,8 @@ A race fails the passed main and edge tests of the suite whose test showed it (t
 graded function's), each with the first witness in a line (counting/races.py one_line: the line,
 the array and index, both threads, the handout question). The grade is decided here, in the
 grader's process, from what the checker reported; a witness the grader cannot read still fails
-the suite (fail closed), saying so.
+the suite, and so does a run the detector did not watch in full (unwatched(): a crash, a timeout,
+no witnesses, unchecked global memory), saying so (fail closed).
 """
 import os
 from dataclasses import replace
@@ -25,6 +26,8 @@ from runs import labs as lab_list
 
 SCHEMA_KEY = "races"  # in a lab's results document: results contract, grader/runs/README.md
 HEAD = "data race (the CPU backend's race detector watched this function's run): "
+UNWATCHED = ("not graded on the CPU backend: its race detector could not watch this function's run, "
+             "and a run it did not watch earns no points here (run the test alone to see why): ")
 
 
 def suite_of(test):
@@ -109,17 +112,52 @@ def found(lab, evidence, lab_file=None):
     return by_suite, unchecked, why
 
 
-def apply(outcomes, by_suite):
+def unwatched(pass_outcomes):
+    """{suite: why} of the suites whose race-pass tests the detector did not watch in full, from
+    the pass's {test: TestOutcome} (fail closed: apply() fails them): a test that did not pass when
+    watched (a crash, a timeout, other bins: a kernel that crashes instead of racing must not
+    switch the detector off), a call with evidence but no witnesses, a launch whose global memory
+    went unchecked (more accesses than the detector keeps). A runner built without the detector
+    (another host compiler, macOS) collects no evidence for any call: that is not here; found()
+    says why and the lab is graded as before."""
+    calls = [c for o in pass_outcomes.values() for c in (o.evidence or [])]
+    built_without = bool(calls) and not any(c.get("collected") or c.get("races") is not None for c in calls)
+    out = {}
+    for name, outcome in pass_outcomes.items():
+        why = ""
+        if outcome.status != "passed":
+            why = f"{name} {outcome.status} when watched" + (f": {outcome.message[:200]}" if outcome.message else "")
+        elif not built_without:
+            for call in outcome.evidence or []:
+                report = call.get("races")
+                if report is None:
+                    why = f"{name}: the runner sent no race witnesses for {call.get('function') or 'a call'}"
+                elif report.get("unchecked") and not report.get("races"):
+                    why = f"{name}: {report['unchecked'][0]}"
+                if why:
+                    break
+        if why:
+            out.setdefault(suite_of(name), why)
+    return out
+
+
+def apply(outcomes, by_suite, unwatched_suites=None):
     """Fails the passed main and edge tests of each suite with a race, the first witness as the
-    message (and how many more); returns the names of the tests failed."""
+    message (and how many more), and of each suite the detector did not watch (unwatched()), saying
+    why; returns the names of the tests failed."""
     failed = []
     for name, outcome in list(outcomes.items()):
-        witnesses = by_suite.get(suite_of(name))
-        if not witnesses or outcome.status != "passed" or outcome.kind not in ("main", "edge"):
+        if outcome.status != "passed" or outcome.kind not in ("main", "edge"):
             continue
-        more = len(witnesses) - 1
-        message = HEAD + _line(witnesses[0]) + (
-            f" (and {more} more: grade.py --races {outcome_lab(witnesses[0])})" if more else "")
+        witnesses = by_suite.get(suite_of(name))
+        if witnesses:
+            more = len(witnesses) - 1
+            message = HEAD + _line(witnesses[0]) + (
+                f" (and {more} more: grade.py --races {outcome_lab(witnesses[0])})" if more else "")
+        elif (unwatched_suites or {}).get(suite_of(name)):
+            message = UNWATCHED + unwatched_suites[suite_of(name)]
+        else:
+            continue
         outcomes[name] = replace(outcome, status="failed", message=message)
         failed.append(name)
     return failed

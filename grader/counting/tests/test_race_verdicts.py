@@ -81,6 +81,30 @@ class RaceVerdicts(unittest.TestCase):
         self.assertEqual(results["Lab03Bytes.MatchesCpuOnRandomBytes"].status, "failed")
         self.assertIn("could not read", results["Lab03Bytes.MatchesCpuOnRandomBytes"].message)
 
+    def test_a_run_the_detector_did_not_watch_fails_its_suite_saying_why(self):
+        main, bytes_ = "Lab03SharedSlices.MatchesCpuOnUniformSamples", "Lab03Bytes.MatchesCpuOnRandomBytes"
+        crashed = {main: TestOutcome(name=main, status="crashed", kind="main", message="SIGSEGV"),
+                   bytes_: TestOutcome(name=bytes_, status="passed", kind="main", evidence=[call([])])}
+        unwatched = race_verdicts.unwatched(crashed)
+        self.assertEqual(list(unwatched), ["Lab03SharedSlices"])
+        self.assertIn("crashed when watched: SIGSEGV", unwatched["Lab03SharedSlices"])
+        results = outcomes()
+        self.assertEqual(race_verdicts.apply(results, {}, unwatched), [n for n, *_ in TABLE[:3]])
+        self.assertIn("could not watch", results[main].message)
+        self.assertEqual(results[bytes_].status, "passed")
+        silent = dict(call([]), races=None)
+        del silent["races"]
+        over = call([])
+        over["races"]["unchecked"] = ["kernel k launched at x: more global accesses than the detector keeps"]
+        for evidence, said in (([call([]), silent], "sent no race witnesses"), ([over], "more global accesses")):
+            passed = {bytes_: TestOutcome(name=bytes_, status="passed", kind="main", evidence=evidence)}
+            self.assertIn(said, race_verdicts.unwatched(passed).get("Lab03Bytes", ""))
+
+    def test_a_runner_built_without_the_detector_is_graded_as_before(self):
+        without = {"function": "f", "collected": False, "entries": [], "unavailable": "built without the counting mode"}
+        passed = {n: TestOutcome(name=n, status="passed", kind="main", evidence=[without]) for n, *_ in TABLE[:2]}
+        self.assertEqual(race_verdicts.unwatched(passed), {})
+
 
 class RacesFromText(unittest.TestCase):
     def test_kept_where_well_formed(self):
