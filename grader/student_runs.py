@@ -10,12 +10,14 @@ program's exit status or output; the points of every test come from the program'
 what to run on (its runner, the data file, the submission) in its environment (runs/checker.py),
 from the build's own record of its programs (meson introspect), not from its test's command line.
 """
+import concurrent.futures
 import json
 import os
 import time
 from dataclasses import dataclass, replace
 
 import terminal
+from batch.cpus import available_cpus  # the CPUs this process was given (a Slurm task's too)
 from counting import race_verdicts
 from runs import checker, evidence_pass, harness, progress, results, scoring
 from runs.processes import run_grouped
@@ -65,24 +67,36 @@ def technique_checks(build, labs):
 def run_evidence(build, results_dir, runs, races=False):
     """Each lab's evidence pass (LabRun.evidence), for its technique checks to read, and on the CPU
     backend (races) its race pass (counting/race_verdicts.py): a race found fails its function's
-    correctness tests, and the lab's results are written again. A line for each lab with passed
-    tests to run again, then one every 8 s while it runs."""
+    correctness tests, and the lab's results are written again. The labs' passes run side by side,
+    one per CPU (each runner then runs its blocks on one host thread); a line names the labs with
+    passed tests to run again, then one every 8 s while they run."""
+    todo = []
     for lab, run in runs.items():
         check_tests = checker.lab_checks(build.tests, lab)
         needed = evidence_pass.needed_tests(check_tests)
-        if not needed and not races:
-            continue
-        if not run.evidence_tests(needed, races):
+        if needed or races:
+            todo.append((lab, run, check_tests, bool(run.evidence_tests(needed, races))))
+    for lab, run, check_tests, again in todo:
+        if not again:
             run.evidence(results_dir, check_tests, races)  # nothing passed to run again: no line to say so
-            continue
+    loud = [(lab, run, check_tests) for lab, run, check_tests, again in todo if again]
+    if loud:
+        jobs = max(1, min(len(loud), available_cpus()))
         what = " and the race detector" if races else ""
-        terminal.say(f"Evidence for {lab}'s technique checks{what} (what its kernels executed) ...")
-        terminal.ticking(f"{lab} evidence", lambda: run.evidence(results_dir, check_tests, races))
-        if races:
-            if run.races.get("unavailable"):
-                terminal.say(f"  {lab}: no race detection ({run.races['unavailable']}); graded as before")
-            results.write(results_dir, *run.document())
-            write_races(results_dir, lab, run.races_text)
+        side = f", {jobs} labs at a time" if jobs > 1 else ""
+        terminal.say(f"Evidence for {', '.join(lab for lab, _, _ in loud)}: technique checks{what} "
+                     f"(what the kernels executed{side}) ...")
+
+        def work():
+            with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+                for done in [pool.submit(run.evidence, results_dir, check_tests, races) for _, run, check_tests in loud]:
+                    done.result()
+        terminal.ticking("evidence", work)
+    for lab, run, _, _ in todo if races else []:
+        if run.races.get("unavailable"):
+            terminal.say(f"  {lab}: no race detection ({run.races['unavailable']}); graded as before")
+        results.write(results_dir, *run.document())
+        write_races(results_dir, lab, run.races_text)
 
 
 def write_races(results_dir, lab, text):
@@ -171,33 +185,34 @@ class LabRun:
         self.hello = self.hello or result.hello
 
     def evidence_tests(self, needed, races=False):
-        """The tests to run again: those of `needed` that passed; with races, also the first
-        passed main test of every suite (race_verdicts.race_tests)."""
-        if races:
-            return race_verdicts.race_tests(self.outcomes, needed, self.table)
-        return evidence_pass.passed(self.outcomes, needed)
+        """The tests to run again: those of `needed` that passed; with races, also every passed
+        main and edge test (race_verdicts.race_tests, at small sizes)."""
+        full = evidence_pass.passed(self.outcomes, needed)
+        return full + [n for n in race_verdicts.race_tests(self.outcomes, self.table) if n not in full] if races else full
 
     def evidence(self, results_dir, check_tests, races=False):
-        """The evidence pass (runs/evidence_pass.py): the tests the lab's checks need that passed
-        (with races, the race pass's too), run again with the runner counting what ran;
-        results/evidence/labNN.json written; with races, a race fails its suite's passed main and
-        edge tests (counting/race_verdicts.py) and self.races holds the results' `races` key."""
+        """The evidence pass (runs/evidence_pass.py): the tests the lab's checks need that passed,
+        run again with the runner counting what ran; results/evidence/labNN.json written. With
+        races, the detector watches it and the race pass (every passed main and edge test at small
+        sizes): a race, or a run not watched in full, fails its suite's passed main and edge tests
+        (counting/race_verdicts.py) and self.races holds the results' `races` key."""
         evidence_pass.clear(results_dir, self.settings.lab)
-        names = self.evidence_tests(evidence_pass.needed_tests(check_tests), races)
-        if not names:
-            return
+        full = evidence_pass.passed(self.outcomes, evidence_pass.needed_tests(check_tests))
+        small = race_verdicts.race_tests(self.outcomes, self.table) if races else []
         started = time.monotonic()
         env = dict(os.environ, **replace(self.settings, evidence=True).environment())
-        result = harness.run_tests(self.command, names, env, self.cwd, self.timeout_s + 10)
-        evidence_pass.write(results_dir, self.settings.lab, result.outcomes)
-        if races:
-            by_suite, unchecked, why = race_verdicts.found(
-                self.settings.lab, {n: o.evidence for n, o in result.outcomes.items()},
-                race_verdicts.lab_file(self.settings.lab))
-            failed = race_verdicts.apply(self.outcomes, by_suite, race_verdicts.unwatched(result.outcomes))
-            self.races = dict(race_verdicts.summary(by_suite, unchecked), tests=names, failed=failed,
-                              unavailable=why, seconds=round(time.monotonic() - started, 2))
-            self.races_text = race_verdicts.full_text(by_suite, unchecked) if by_suite else ""
+        passes = []
+        if full:
+            result = harness.run_tests(self.command, full, env, self.cwd, self.timeout_s + 10)
+            evidence_pass.write(results_dir, self.settings.lab, result.outcomes)
+            passes.append(result.outcomes)
+        if small:
+            result = harness.run_tests(self.command, small, dict(env, **race_verdicts.SMALL_INPUTS), self.cwd,
+                                       self.timeout_s + 10)
+            passes.append(result.outcomes)
+        if races and passes:
+            self.races, self.races_text = race_verdicts.judge(self.settings.lab, passes, self.outcomes)
+            self.races.update(tests=small, seconds=round(time.monotonic() - started, 2))
 
     def document(self):
         """(results document, run output) of the tests run so far."""

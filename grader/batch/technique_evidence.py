@@ -41,18 +41,18 @@ def run(batch, lab, folder, lab_run, build_checks, gpu, run_inputs, budget=None,
     solution) only finds them; "off" (a lab whose reference showed one) runs no race pass.
     lab_run.races: {"functions", "witnesses", "unchecked", "unavailable", "unwatched"} ({} without a
     pass); a suite the detector did not watch in full fails as a racy one (race_verdicts.unwatched)."""
-    lab_run.races = {}
+    lab_run.races, lab_run.evidence = {}, {}
     watch = batch.settings.backend == "cpu" and races != "off"
-    needed = needed_tests(build_checks)
-    names = race_verdicts.race_tests(lab_run.outcomes, needed) if watch else evidence_pass.passed(lab_run.outcomes, needed)
-    if not names:
-        lab_run.evidence = {}
-        return
-    found = batch.run_lab(lab, folder, names, gpu, run_inputs, budget, evidence=True)
-    lab_run.evidence = {name: outcome.evidence for name, outcome in found.outcomes.items()}
-    if watch:
-        by_suite, unchecked, why = race_verdicts.found(lab, lab_run.evidence, race_verdicts.lab_file(lab))
-        unwatched = race_verdicts.unwatched(found.outcomes)
-        if races == "apply":
-            race_verdicts.apply(lab_run.outcomes, by_suite, unwatched)
-        lab_run.races = dict(race_verdicts.summary(by_suite, unchecked), unavailable=why, unwatched=unwatched)
+    full = evidence_pass.passed(lab_run.outcomes, needed_tests(build_checks))
+    small = race_verdicts.race_tests(lab_run.outcomes) if watch else []
+    passes = []
+    if full:
+        found = batch.run_lab(lab, folder, full, gpu, run_inputs, budget, evidence=True)
+        lab_run.evidence = {name: outcome.evidence for name, outcome in found.outcomes.items()}
+        passes.append(found.outcomes)
+    if small:  # the race pass: every passed main and edge test, at the sanitizer pass's sizes
+        found = batch.run_lab(lab, folder, small, gpu, run_inputs, budget, evidence=True,
+                              environment=race_verdicts.SMALL_INPUTS)
+        passes.append(found.outcomes)
+    if watch and passes:
+        lab_run.races, _ = race_verdicts.judge(lab, passes, lab_run.outcomes if races == "apply" else None)

@@ -6,9 +6,10 @@ The race pass is the evidence pass (runs/evidence_pass.py) on the CPU backend: t
 the counting build, and in evidence mode it also turns the race detector on (grader/runner/
 evidence_cpu.cpp), so each call's evidence carries the witnesses of its launches (runs/attempt.py
 keeps them, TestOutcome.evidence's "races"). Which tests it runs (race_tests): those the technique
-checks need, and the first passed main test of every test suite (the name before the dot:
-Lab03SharedSlices) — every graded function once, on the input its suite opens with, not every
-graded test: the detector on every graded test took lab 01 from 9 s to minutes
+checks need, at their graded sizes, and every passed main and edge test again at the sanitizer
+pass's small sizes (SMALL_INPUTS: at most 64 Ki elements): every graded function on every input
+shape its tests choose (tails, all-equal data, blocks smaller than the bins, one element), since
+the detector on every graded test at the graded sizes took lab 01 from 9 s to minutes
 (grader/cpu_backend/README.md, "Race detector").
 
 A race fails the passed main and edge tests of the suite whose test showed it (the suite is one
@@ -25,6 +26,7 @@ from counting import races
 from runs import labs as lab_list
 
 SCHEMA_KEY = "races"  # in a lab's results document: results contract, grader/runs/README.md
+SMALL_INPUTS = {"GRADER_SMALL_INPUTS": "1"}  # the race pass's sizes: the sanitizer pass's (runs/checker.py)
 HEAD = "data race (the CPU backend's race detector watched this function's run): "
 UNWATCHED = ("not graded on the CPU backend: its race detector could not watch this function's run, "
              "and a run it did not watch earns no points here (run the test alone to see why): ")
@@ -39,22 +41,12 @@ def lab_file(lab):
     return next((entry.submission_file for entry in lab_list.discover_labs() if entry.name == lab), None)
 
 
-def race_tests(outcomes, needed, table=None):
-    """The race pass's tests: `needed` (the technique checks' tests) and, for every suite, its
-    first main test that passed; only passed tests, in the order of the points table [(name, pass,
-    stretch, kind, needs)] (without one, the outcomes' own: the run's)."""
-    chosen, suites = [], set()
+def race_tests(outcomes, table=None):
+    """The race pass's tests: every main and edge test that passed, in the order of the points
+    table [(name, pass, stretch, kind, needs)] (without one, the outcomes' own: the run's)."""
     order = [(row[0], row[3]) for row in table] if table is not None else [(n, o.kind) for n, o in outcomes.items()]
-    for name, kind in order:
-        outcome = outcomes.get(name)
-        if outcome is None or outcome.status != "passed":
-            continue
-        first_main = kind == "main" and suite_of(name) not in suites
-        if first_main:
-            suites.add(suite_of(name))
-        if first_main or name in needed:
-            chosen.append(name)
-    return chosen
+    return [name for name, kind in order if kind in ("main", "edge")
+            and outcomes.get(name) is not None and outcomes[name].status == "passed"]
 
 
 def _source_file(witness, lab_file):
@@ -161,6 +153,23 @@ def apply(outcomes, by_suite, unwatched_suites=None):
         outcomes[name] = replace(outcome, status="failed", message=message)
         failed.append(name)
     return failed
+
+
+def judge(lab, passes, graded=None):
+    """The verdict of a lab's passes with the detector on, each {test: TestOutcome} (the technique
+    checks' evidence pass; the race pass): fails the racy and the unwatched suites' tests of
+    `graded` (apply(); None: find only, as for a reference solution). Returns (the results'
+    `races` key without `tests` and `seconds`, every witness in full or "")."""
+    evidence, unwatched_suites = {}, {}
+    for run in passes:
+        for name, outcome in run.items():
+            evidence.setdefault(name, []).extend(outcome.evidence or [])
+        for suite, why in unwatched(run).items():
+            unwatched_suites.setdefault(suite, why)
+    by_suite, unchecked, why = found(lab, evidence, lab_file(lab))
+    failed = apply(graded, by_suite, unwatched_suites) if graded is not None else []
+    document = dict(summary(by_suite, unchecked), failed=failed, unwatched=unwatched_suites, unavailable=why)
+    return document, full_text(by_suite, unchecked) if by_suite else ""
 
 
 def outcome_lab(witness):

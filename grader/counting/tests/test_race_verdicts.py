@@ -42,12 +42,27 @@ def outcomes(failed=()):
 
 
 class RaceVerdicts(unittest.TestCase):
-    def test_race_tests_first_passed_main_of_each_suite_and_the_needed(self):
-        chosen = race_verdicts.race_tests(outcomes(["Lab03SharedSlices.MatchesCpuOnUniformSamples"]),
-                                          ["Lab03Bytes.CountsEveryByteValue"], TABLE)
-        self.assertEqual(chosen, ["Lab03SharedSlices.MatchesCpuOnAllEqualSamples", "Lab03Bytes.MatchesCpuOnRandomBytes",
-                                  "Lab03Bytes.CountsEveryByteValue"])
-        self.assertEqual(race_verdicts.race_tests(outcomes(), []), race_verdicts.race_tests(outcomes(), [], TABLE))
+    def test_race_tests_every_passed_main_and_edge_test(self):
+        chosen = race_verdicts.race_tests(outcomes(["Lab03SharedSlices.MatchesCpuOnUniformSamples"]), TABLE)
+        self.assertEqual(chosen, ["Lab03SharedSlices.MatchesCpuOnAllEqualSamples", "Lab03SharedSlices.RefusesAnEmptyInput",
+                                  "Lab03Bytes.MatchesCpuOnRandomBytes", "Lab03Bytes.CountsEveryByteValue"])
+        self.assertEqual(race_verdicts.race_tests(outcomes()), race_verdicts.race_tests(outcomes(), TABLE))
+
+    def test_judge_joins_the_passes_a_test_of_either_decides(self):
+        main, bytes_ = "Lab03SharedSlices.MatchesCpuOnUniformSamples", "Lab03Bytes.MatchesCpuOnRandomBytes"
+        full = {main: TestOutcome(name=main, status="passed", kind="main", evidence=[call([])])}
+        small = {main: TestOutcome(name=main, status="passed", kind="main", evidence=[call([witness(3)])]),
+                 bytes_: TestOutcome(name=bytes_, status="timed out", kind="main")}
+        results = outcomes()
+        document, text = race_verdicts.judge("lab03", [full, small], results)
+        self.assertEqual(document["failed"], [n for n, *_ in TABLE[:5]])
+        self.assertIn("race on s_bins[3]", results[main].message)
+        self.assertIn("could not watch", results[bytes_].message)
+        self.assertEqual(list(document["unwatched"]), ["Lab03Bytes"])
+        self.assertIn("s_bins[3]", text)
+        found_only = outcomes()
+        self.assertEqual(race_verdicts.judge("lab03", [full, small])[0]["failed"], [])
+        self.assertEqual(found_only, outcomes())
 
     def test_a_race_fails_its_suites_passed_correctness_tests_naming_line_and_question(self):
         results = outcomes()
