@@ -214,10 +214,14 @@ def grade_labs(build_dir, labs, timeout_s, submission=None):
             runs[lab] = student_runs.LabRun(programs[lab], timeout_s)
             runs[lab].run()
         results.write(results_dir, *runs[lab].document())
+    races = backend_of(build_dir) == "cpu"  # the race pass: CPU backend only (counting/race_verdicts.py)
+    if (checks or races) and not STOP.is_set():
+        # After every timed round: what the checked kernels executed and, on the CPU backend, their
+        # data races (a race fails its function's correctness tests: the results are written again).
+        student_runs.run_evidence(tests, results_dir, runs, races)
     if checks and not STOP.is_set():
-        # After every timed round: what the checked kernels executed, then the checks (they read
-        # the runner's machine code and that evidence; the score table shows each verdict and hint).
-        student_runs.run_evidence(tests, results_dir, runs)
+        # The checks read the runner's machine code and that evidence; the score table shows each
+        # verdict and hint.
         terminal.say(f"Technique checks of {', '.join(sorted({c.split()[0] for c in checks}))} ...")
         terminal.ticking("technique checks", run_checks)  # a line every 8 s while they run
     student_runs.gate_checks(results_dir, labs)
@@ -249,6 +253,9 @@ def main():
     parser.add_argument("--explain", metavar="labNN[:vN]",
                         help="why a kernel is slow: every counter of the lab's kernels beside the "
                              "references', and a picture of one warp's accesses (build/results/)")
+    parser.add_argument("--races", metavar="labNN[:vN]",
+                        help="every data race of the lab's kernels, found by the CPU backend's race "
+                             "detector (build/results/labNN-races.txt)")
     parser.add_argument("--no-counters", action="store_true",
                         help="grade without counting the kernels (no explanation lines)")
     parser.add_argument("--project-tests", action="store_true",
@@ -265,6 +272,8 @@ def main():
         submission = os.path.abspath(submission)
     if not args.project_tests and not os.path.isdir(submission):
         fail(f"submission folder {args.submission} not found; give --submission PATH")
+    if args.races and args.labs == "all":
+        args.labs = args.races.partition(":")[0].lower().replace("lab", "")
     if args.explain and args.labs == "all":  # the build needs the explained lab's file alone
         from explain import cli
         try:
@@ -288,6 +297,11 @@ def main():
     progress = None if args.verbose else terminal.Progress().start(f"{build_steps.PROGRESS} setting up")
     if configure(build_dir, options, progress) != 0:
         fail("meson could not configure the build (see above)")
+    if args.races and not args.project_tests:  # the count programs, the detector on; no test runs
+        if progress:
+            progress.done(f"{build_steps.PROGRESS} configured")
+        from counting import race_verdicts
+        return race_verdicts.print_lab(args.races, submission, build_dir)
     if args.explain and not args.project_tests:
         if progress:
             progress.done(f"{build_steps.PROGRESS} configured")

@@ -86,6 +86,17 @@ def hint_lines(message):
     return hints
 
 
+def race_lines(results, results_dir):
+    """One line per graded function the CPU backend's race pass found racy (the results' `races`
+    key: grader/explain/README.md, the results contract): its first witness, and where all are."""
+    lines = []
+    for lab in results:
+        for function, witnesses in ((lab.get("races") or {}).get("functions") or {}).items():
+            more = f" ({len(witnesses)} witnesses: {results_dir}/{lab['lab']}-races.txt)" if len(witnesses) > 1 else ""
+            lines.append(f"{witnesses[0]}{more}")
+    return lines
+
+
 def counts(lab):
     tests = lab["tests"]
     return tuple(sum(t["status"] == word for t in tests) for word in ("passed", "failed", "skipped"))
@@ -151,6 +162,10 @@ def main(argv):
               "grade.py --explain labNN shows them all):")
         print("\n".join(f"  {lab} {line}" for lab, line in explained))
     results_dir = os.path.relpath(os.path.join(build_dir, "results"))
+    raced = race_lines(results, results_dir)
+    if raced:
+        print("Data races (the CPU backend's race detector; each fails its function's correctness tests):")
+        print("\n".join(f"  {line}" for line in raced))
     for lab in results:
         failed = [test for test in lab["tests"] if test["status"] == "failed"]
         for test in failed[:FAILURES_SHOWN_PER_LAB]:

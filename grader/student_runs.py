@@ -10,11 +10,15 @@ program's exit status or output; the points of every test come from the program'
 what to run on (its runner, the data file, the submission) in its environment (runs/checker.py),
 from the build's own record of its programs (meson introspect), not from its test's command line.
 """
+import concurrent.futures
 import json
 import os
+import time
 from dataclasses import dataclass, replace
 
 import terminal
+from batch.cpus import available_cpus  # the CPUs this process was given (a Slurm task's too)
+from counting import race_verdicts
 from runs import checker, evidence_pass, harness, progress, results, scoring
 from runs.processes import run_grouped
 
@@ -60,19 +64,48 @@ def technique_checks(build, labs):
     return [t["name"] for lab in labs for t in checker.lab_checks(build.tests, lab)]
 
 
-def run_evidence(build, results_dir, runs):
-    """Each lab's evidence pass (LabRun.evidence), for its technique checks to read; a line for
-    each lab with passed tests to run again, then one every 8 s while it runs."""
+def run_evidence(build, results_dir, runs, races=False):
+    """Each lab's evidence pass (LabRun.evidence), for its technique checks to read, and on the CPU
+    backend (races) its race pass (counting/race_verdicts.py): a race found fails its function's
+    correctness tests, and the lab's results are written again. The labs' passes run side by side,
+    one per CPU (each runner then runs its blocks on one host thread); a line names the labs with
+    passed tests to run again, then one every 8 s while they run."""
+    todo = []
     for lab, run in runs.items():
         check_tests = checker.lab_checks(build.tests, lab)
         needed = evidence_pass.needed_tests(check_tests)
-        if not needed:
-            continue
-        if not evidence_pass.passed(run.outcomes, needed):
-            run.evidence(results_dir, check_tests)  # nothing passed to run again: no line to say so
-            continue
-        terminal.say(f"Evidence for {lab}'s technique checks (what its kernels executed) ...")
-        terminal.ticking(f"{lab} evidence", lambda: run.evidence(results_dir, check_tests))
+        if needed or races:
+            todo.append((lab, run, check_tests, bool(run.evidence_tests(needed, races))))
+    for lab, run, check_tests, again in todo:
+        if not again:
+            run.evidence(results_dir, check_tests, races)  # nothing passed to run again: no line to say so
+    loud = [(lab, run, check_tests) for lab, run, check_tests, again in todo if again]
+    if loud:
+        jobs = max(1, min(len(loud), available_cpus()))
+        what = " and the race detector" if races else ""
+        side = f", {jobs} labs at a time" if jobs > 1 else ""
+        terminal.say(f"Evidence for {', '.join(lab for lab, _, _ in loud)}: technique checks{what} "
+                     f"(what the kernels executed{side}) ...")
+
+        def work():
+            with concurrent.futures.ThreadPoolExecutor(jobs) as pool:
+                for done in [pool.submit(run.evidence, results_dir, check_tests, races) for _, run, check_tests in loud]:
+                    done.result()
+        terminal.ticking("evidence", work)
+    for lab, run, _, _ in todo if races else []:
+        if run.races.get("unavailable"):
+            terminal.say(f"  {lab}: no race detection ({run.races['unavailable']}); graded as before")
+        results.write(results_dir, *run.document())
+        write_races(results_dir, lab, run.races_text)
+
+
+def write_races(results_dir, lab, text):
+    """build/results/labNN-races.txt: every witness of the lab's race pass in full."""
+    target = os.path.join(results_dir, f"{lab}-races.txt")
+    if text:
+        results.write_text(target, text)
+    elif os.path.exists(target):
+        os.remove(target)
 
 
 def gate_checks(results_dir, labs):
@@ -133,6 +166,7 @@ class LabRun:
         # Its lines fitted to the terminal, as every line grade.py prints (terminal.py).
         self.progress = progress.LabProgress(settings.lab, len(self.table), timeout_s, write=terminal.say)
         self.outcomes, self.attempts, self.hello = {}, [], None
+        self.races, self.races_text = {}, ""  # the race pass's (evidence(races=True))
 
     def run(self, speed=None, only=None):
         """Runs the tests not run yet: all (speed None), the speed tests (True) or the others;
@@ -150,21 +184,42 @@ class LabRun:
         self.attempts += result.attempts
         self.hello = self.hello or result.hello
 
-    def evidence(self, results_dir, check_tests):
+    def evidence_tests(self, needed, races=False):
+        """The tests to run again: those of `needed` that passed; with races, also every passed
+        main and edge test (race_verdicts.race_tests, at small sizes)."""
+        full = evidence_pass.passed(self.outcomes, needed)
+        return full + [n for n in race_verdicts.race_tests(self.outcomes, self.table) if n not in full] if races else full
+
+    def evidence(self, results_dir, check_tests, races=False):
         """The evidence pass (runs/evidence_pass.py): the tests the lab's checks need that passed,
-        run again with the runner counting what ran; results/evidence/labNN.json written."""
+        run again with the runner counting what ran; results/evidence/labNN.json written. With
+        races, the detector watches it and the race pass (every passed main and edge test at small
+        sizes): a race, or a run not watched in full, fails its suite's passed main and edge tests
+        (counting/race_verdicts.py) and self.races holds the results' `races` key."""
         evidence_pass.clear(results_dir, self.settings.lab)
-        names = evidence_pass.passed(self.outcomes, evidence_pass.needed_tests(check_tests))
-        if not names:
-            return
+        full = evidence_pass.passed(self.outcomes, evidence_pass.needed_tests(check_tests))
+        small = race_verdicts.race_tests(self.outcomes, self.table) if races else []
+        started = time.monotonic()
         env = dict(os.environ, **replace(self.settings, evidence=True).environment())
-        result = harness.run_tests(self.command, names, env, self.cwd, self.timeout_s + 10)
-        evidence_pass.write(results_dir, self.settings.lab, result.outcomes)
+        passes = []
+        if full:
+            result = harness.run_tests(self.command, full, env, self.cwd, self.timeout_s + 10)
+            evidence_pass.write(results_dir, self.settings.lab, result.outcomes)
+            passes.append(result.outcomes)
+        if small:
+            result = harness.run_tests(self.command, small, dict(env, **race_verdicts.SMALL_INPUTS), self.cwd,
+                                       self.timeout_s + 10)
+            passes.append(result.outcomes)
+        if races and passes:
+            self.races, self.races_text = race_verdicts.judge(self.settings.lab, passes, self.outcomes)
+            self.races.update(tests=small, seconds=round(time.monotonic() - started, 2))
 
     def document(self):
         """(results document, run output) of the tests run so far."""
         document = results.lab_document(self.settings.lab, self.settings.submission, self.hello,
                                         self.table, self.outcomes, self.headline)
+        if self.races:
+            document["races"] = self.races
         output = "\n".join(f"-- run {i}: {a.filter_count} test(s), status {a.returncode}"
                            + (f": {a.reason}" if a.reason else "") + "\n" + a.output
                            for i, a in enumerate(self.attempts, 1))

@@ -76,7 +76,8 @@ class SubmissionGrader:
                 batch.sanitize_run(name, folder, runs[name], gpu, worker.run_inputs,
                                    self.reference["labs"][name].get("sanitizer_exempt", {}), budget)
                 technique_evidence.run(batch, name, folder, runs[name], builds[name].checks, gpu,
-                                       worker.run_inputs, budget)
+                                       worker.run_inputs, budget,
+                                       races="off" if self.reference["labs"][name].get("races_off") else "apply")
         finally:
             self.free_slots.put(gpu)
             batch.unstage(folder)

@@ -121,7 +121,22 @@ def compute_reference(batch, worker, gpu):
                     batch.warnings.append(f"{lab.name}: {tool} reports hazards in the reference "
                                           f"solution's tests {', '.join(sorted(hazards))[:300]}; "
                                           "they are not checked with it")
-            technique_evidence.run(batch, lab.name, folder, run, builds[lab.name].checks, gpu, worker.run_inputs)
+            technique_evidence.run(batch, lab.name, folder, run, builds[lab.name].checks, gpu, worker.run_inputs,
+                                   races="find")
+            # The race detector reports nothing in the solutions (a project test); where it does in
+            # this reference, that lab is graded without races (fail safe for the students).
+            races_off = bool(run.races.get("functions"))
+            if races_off:
+                batch.warnings.append(f"{lab.name}: the race detector reports races in the reference solution "
+                                      f"({'; '.join(l for ls in run.races['functions'].values() for l in ls)[:300]}); "
+                                      "the lab is graded without the race pass")
+            elif run.races.get("unwatched"):  # fail closed: a race pass no student could pass
+                raise RuntimeError(f"{lab.name}: the race detector could not watch the reference solution's run "
+                                   f"({'; '.join(run.races['unwatched'].values())[:300]}); give a longer --timeout "
+                                   "or grade this lab on a GPU")
+            elif run.races.get("unavailable"):
+                batch.warnings.append(f"{lab.name}: no race detection ({run.races['unavailable'][:200]}); "
+                                      "graded as before")
             if technique_evidence.refused(run):  # fail closed: no technique point anyone could earn
                 raise RuntimeError(f"{lab.name}: {technique_evidence.refused(run)}")
             checks = grading.check_outcomes(builds[lab.name].checks)
@@ -136,7 +151,7 @@ def compute_reference(batch, worker, gpu):
                                   for n, c in checks.items()],
                        "findings": builds[lab.name].findings,
                        "device": (run.hello or {}).get("device", ""),
-                       "sanitizer_exempt": exempt}
+                       "sanitizer_exempt": exempt, "races_off": races_off}
             record = grading.assemble_lab(lab, builds[lab.name], run, lab_ref, "report")
             uncounted = technique_evidence.uncounted_checks(record)
             if uncounted:  # not graded for anyone: left out of the plan, said in the report

@@ -1,7 +1,10 @@
 """The batch's evidence pass (runs/evidence_pass.py says what it is): after a lab's run and its
 sanitizer pass, the tests its technique checks need that passed run once more in the sandbox with
 the runner counting what ran; the checks, whose machine code the build read, are then judged on
-that evidence when the lab's record is assembled (grading.assemble_lab, technique/evidence.py)."""
+that evidence when the lab's record is assembled (grading.assemble_lab, technique/evidence.py).
+On the CPU backend the same pass is the race pass: the runner's race detector watches it, and a
+data race fails its function's correctness tests (counting/race_verdicts.py, as in grade.py)."""
+from counting import race_verdicts
 from runs import evidence_pass
 from technique import evidence as ran_evidence
 
@@ -31,11 +34,25 @@ def needed_tests(build_checks):
     return needed
 
 
-def run(batch, lab, folder, lab_run, build_checks, gpu, run_inputs, budget=None):
-    """Sets lab_run.evidence to {test: calls} of the needed tests that passed ({} when none)."""
-    names = evidence_pass.passed(lab_run.outcomes, needed_tests(build_checks))
-    if not names:
-        lab_run.evidence = {}
-        return
-    found = batch.run_lab(lab, folder, names, gpu, run_inputs, budget, evidence=True)
-    lab_run.evidence = {name: outcome.evidence for name, outcome in found.outcomes.items()}
+def run(batch, lab, folder, lab_run, build_checks, gpu, run_inputs, budget=None, races="apply"):
+    """Sets lab_run.evidence to {test: calls} of the needed tests that passed ({} when none). On the
+    CPU backend it is also the race pass (counting/race_verdicts.py, the rule grade.py applies):
+    races "apply" fails each racy function's passed correctness tests; "find" (the reference
+    solution) only finds them; "off" (a lab whose reference showed one) runs no race pass.
+    lab_run.races: {"functions", "witnesses", "unchecked", "unavailable", "unwatched"} ({} without a
+    pass); a suite the detector did not watch in full fails as a racy one (race_verdicts.unwatched)."""
+    lab_run.races, lab_run.evidence = {}, {}
+    watch = batch.settings.backend == "cpu" and races != "off"
+    full = evidence_pass.passed(lab_run.outcomes, needed_tests(build_checks))
+    small = race_verdicts.race_tests(lab_run.outcomes) if watch else []
+    passes = []
+    if full:
+        found = batch.run_lab(lab, folder, full, gpu, run_inputs, budget, evidence=True)
+        lab_run.evidence = {name: outcome.evidence for name, outcome in found.outcomes.items()}
+        passes.append(found.outcomes)
+    if small:  # the race pass: every passed main and edge test, at the sanitizer pass's sizes
+        found = batch.run_lab(lab, folder, small, gpu, run_inputs, budget, evidence=True,
+                              environment=race_verdicts.SMALL_INPUTS)
+        passes.append(found.outcomes)
+    if watch and passes:
+        lab_run.races, _ = race_verdicts.judge(lab, passes, lab_run.outcomes if races == "apply" else None)

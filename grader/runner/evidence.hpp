@@ -7,7 +7,9 @@
 //   accessed, from CUPTI's SASS metrics (evidence_cuda.cu);
 //   on the CPU backend, per kernel (as launched) and access site: its kind (global_load, ...,
 //   shuffle), bytes per lane, warp-level requests, lanes and sectors, from the counting mode
-//   compiled into the graded runner (evidence_cpu.cpp).
+//   compiled into the graded runner (evidence_cpu.cpp); and the race detector's witnesses of the
+//   call's launches (`races`: counting::races_json's text, at most kMaxRacesText bytes; the
+//   grader's race verdicts read it: grader/counting/race_verdicts.py).
 // Nothing here is trusted for more than it can show: a runner's evidence is checked for size and
 // form by the checker, and a runner with none earns no technique point (the checks fail closed).
 #pragma once
@@ -35,10 +37,14 @@ struct Evidence {
   bool collected = false;   // evidence mode is on in this runner
   std::string unavailable;  // why none could be collected ("" when it was)
   std::vector<EvidenceEntry> entries;
+  // CPU backend: {"schema": "cpu-backend-races/v1", "races": [...], "unchecked": [...]} of this
+  // call's launches; "" where the race detector did not watch them (a GPU; a runner without it).
+  std::string races;
 };
 
 constexpr std::size_t kMaxEvidenceEntries = 8192;
 constexpr std::size_t kMaxEvidenceText = 256;
+constexpr std::size_t kMaxRacesText = 16 * 1024;  // witnesses past it are left out, and it says so
 
 // The runner's side (evidence_cuda.cu, evidence_cpu.cpp): turns the mode on, before the student's
 // first kernel runs (false, with `why`, where it cannot be); then what ran since the last take.
@@ -60,6 +66,7 @@ inline void put_evidence(Writer& out, const Evidence& evidence) {
     out.put(e.threads);
     out.put(e.sectors);
   }
+  out.put_string(evidence.races.size() <= kMaxRacesText ? evidence.races : std::string());
 }
 
 inline Evidence get_evidence(Reader& in) {
@@ -81,6 +88,8 @@ inline Evidence get_evidence(Reader& in) {
     e.sectors = in.get<std::uint64_t>();
     evidence.entries.push_back(std::move(e));
   }
+  evidence.races = in.get_string();
+  if (evidence.races.size() > kMaxRacesText) throw ProtocolError("race witnesses too long");
   return evidence;
 }
 

@@ -97,9 +97,32 @@ def evidence_from_event(event):
         entries = [e for e in call["entries"] if isinstance(e, list) and len(e) == 7
                    and isinstance(e[0], str) and isinstance(e[2], str)
                    and all(isinstance(v, (int, float)) for v in (e[1],) + tuple(e[3:]))]
-        found.append({"function": str(call.get("function")), "collected": call.get("collected") is True,
-                      "unavailable": str(call.get("unavailable") or ""), "entries": entries})
+        kept = {"function": str(call.get("function")), "collected": call.get("collected") is True,
+                "unavailable": str(call.get("unavailable") or ""), "entries": entries}
+        races = races_from_text(call.get("races"))
+        if races is not None:
+            kept["races"] = races
+        found.append(kept)
     return found
+
+
+def races_from_text(text):
+    """The race detector's witnesses of a call (grader/runner/evidence.hpp, `races`: JSON as text),
+    {"races": [witness, ...], "unchecked": [sentence, ...]} where well formed, else None (the
+    detector did not watch the call, as where it cannot run)."""
+    if not isinstance(text, str) or not text:
+        return None
+    try:
+        document = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(document, dict) or document.get("schema") != "cpu-backend-races/v1":
+        return None
+    witnesses, unchecked = document.get("races"), document.get("unchecked", [])
+    if not isinstance(witnesses, list) or not isinstance(unchecked, list):
+        return None
+    return {"races": [w for w in witnesses if isinstance(w, dict) and isinstance(w.get("first"), dict)],
+            "unchecked": [str(u) for u in unchecked]}
 
 
 

@@ -32,7 +32,8 @@ class TestOutcome:
     fault: str = ""              # timeout, crash, exit, no-result, budget: the harness decided
     # The evidence pass (technique/evidence.py): per call, what its kernels executed, as the
     # checker reported it: {"function", "collected", "unavailable", "entries": [[kernel, pc, kind,
-    # bytes, warps, threads, sectors], ...]}.
+    # bytes, warps, threads, sectors], ...]} and, on the CPU backend, "races": {"races": [witness,
+    # ...], "unchecked": [...]} (the race detector's, runs/attempt.py races_from_text).
     evidence: list = field(default_factory=list)
 
 

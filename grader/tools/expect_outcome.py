@@ -18,10 +18,14 @@ CHECKER_OPTIONS: --checker PROGRAM --lab NAME --data FILE --yardstick-runner PRO
 doing nothing passes earn points only with the main tests).
 --only-named: run only the --must-fail tests (a known-wrong kernel: its defect is named, and
 leaving the speed tests out lets meson run these self-tests side by side).
+--races: then the race pass, as grade.py runs it on the CPU backend (grader/counting/
+race_verdicts.py): a data race fails its function's correctness tests; where the runner cannot be
+watched, it says so and the verdict is the run's alone.
 """
 import argparse
 import os
 import sys
+import tempfile
 
 import student_runs
 from runs import checker
@@ -36,6 +40,7 @@ def main():
     parser.add_argument("--message-contains")
     parser.add_argument("--max-score", type=float)
     parser.add_argument("--only-named", action="store_true")
+    parser.add_argument("--races", action="store_true")
     parser.add_argument("--timeout", type=float, help="seconds one call into the code under test "
                         "may run (default: GRADER_TEST_TIMEOUT, else 30)")
     for option in ("--checker", "--lab", "--data", "--yardstick-runner", "--runner"):
@@ -52,6 +57,13 @@ def main():
                                       student_runs.DEFAULT_TEST_TIMEOUT_S)
     run = student_runs.LabRun(settings, timeout_s, timeout_option="")
     run.run(only=set(args.must_fail) if args.only_named else None)
+    if args.races:
+        with tempfile.TemporaryDirectory(prefix="expect_races_") as scratch:
+            run.evidence(scratch, [], races=True)
+        if run.races.get("unavailable"):
+            print(f"no race detection: {run.races['unavailable']}")
+        print(f"race pass: {len(run.races.get('tests', []))} test(s) in {run.races.get('seconds', 0)} s; "
+              f"racy functions: {', '.join(run.races.get('functions', {})) or 'none'}")
     document, output = run.document()
     tests = {t["name"]: t for t in document["tests"]}
     score = document["score"]
