@@ -221,7 +221,8 @@ def run_batch(batch, entries):
         for line in phase_timings.lines(phase_timings.table(graded, setup,
                                                             phase_timings.machine(batch.settings.backend))):
             batch.log(line)
-        batch.log(f"Done in {time.monotonic() - started:.0f} s: {batch.report.index_html}, class.csv")
+        batch.log(f"Done in {time.monotonic() - started:.0f} s: {batch.report.index_html}, class.csv, "
+                  "class-insight.json")
     return status
 
 
@@ -321,6 +322,5 @@ def grade_side_by_side(batch, grader, todo, threads):
 def finish(batch, records, summary):
     summary = dict(summary, devices=sorted(set(summary.get("devices", [])) | batch.devices))
     reports.atomic_write(batch.report.summary, json.dumps(summary, indent=1))
-    reports.write_class_csv(batch.report.root, list(records.values()), summary.get("plan"))
-    reports.write_class_html(batch.report.root, list(records.values()), summary,
-                             use_matplotlib=batch.settings.matplotlib)
+    reports.write_class_files(batch.report.root, list(records.values()), summary,
+                              use_matplotlib=batch.settings.matplotlib)
