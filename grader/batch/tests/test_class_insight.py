@@ -161,6 +161,9 @@ class CountsFile(unittest.TestCase):
         self.path = os.path.join(self.tmp, "counts.json")
         self.lab = [lab for lab in discover_labs() if lab.name == "lab01"][0]
         self.prepared = explanations.prepare("01")[0]
+        self.source = os.path.join(self.tmp, "lab01_global_atomics.cu")
+        with open(self.source, "w") as f:
+            f.write("// line 1\n  d_bins[d_samples[i]] += 1;  // line 2\n")
 
     def tearDown(self):
         shutil.rmtree(self.tmp, ignore_errors=True)
@@ -168,7 +171,7 @@ class CountsFile(unittest.TestCase):
     def read(self, text, status=0):
         with open(self.path, "w") as f:
             f.write(text)
-        return counting_step.read_counts(self.lab, self.path, status, self.prepared)
+        return counting_step.read_counts(self.lab, self.path, status, self.prepared, self.source)
 
     def launch(self, **metrics):
         return {"label": "histogram_v2_grid_stride", "kernel": "k", "faulted": False, "barriers": 0,
@@ -190,7 +193,18 @@ class CountsFile(unittest.TestCase):
             self.assertEqual(self.read(text)["status"], "unavailable", text)
         self.assertEqual(self.read(json.dumps({"launches": [self.launch()]}), status=1)["status"], "unavailable")
         os.remove(self.path)
-        self.assertIn("wrote no counts", counting_step.read_counts(self.lab, self.path, 139, self.prepared)["reason"])
+        self.assertIn("wrote no counts",
+                      counting_step.read_counts(self.lab, self.path, 139, self.prepared, self.source)["reason"])
+
+    def test_sites_may_name_the_submissions_file_only(self):
+        # the explanation reads the lines a site names: a forged counts file must not make the
+        # grading process read (and show) another file of this machine
+        site = {"kind": "global_load", "bytes": 4, "requests": 64, "lanes": 2048, "sectors": 2048, "pc": "0x10"}
+        launches = [dict(self.launch(), sites=[dict(site, location=f"{self.source}:2"),
+                                               dict(site, location="/etc/passwd:1"),
+                                               dict(site, location=f"{self.tmp}/../../etc/passwd:1")])]
+        kept = counting_step.own_locations(launches, self.source, [])
+        self.assertEqual([s["location"] for s in kept[0]["sites"]], [f"{self.source}:2", "?:1", "?:1"])
 
     def test_which_labs_are_counted(self):
         passed = {"status": "graded", "tests": [{"kind": "main", "status": "passed"}]}
