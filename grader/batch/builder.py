@@ -30,6 +30,7 @@ from batch import integrity, sandbox as sandboxing
 from batch.project import interface_headers
 
 BUILD_TIMEOUT_S = 600
+HEADER_SUFFIXES = (".cuh", ".h", ".hpp")
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 MAX_COMPILER_OUTPUT = 12000
 
@@ -96,6 +97,26 @@ def clean_compiler_output(text, slot):
     if len(cleaned) > MAX_COMPILER_OUTPUT:
         cleaned = cleaned[:MAX_COMPILER_OUTPUT] + "\n[... compiler output cut ...]"
     return cleaned
+
+
+def student_outputs(targets, lab_files, slot):
+    """The outputs (and their .p folders) of the meson targets (`meson introspect --targets`) that
+    compile a lab file: the slot's, or a copy of it (the CPU backend's transform keeps its stem).
+    Not the lab's header of the same stem, which the call tables are made from: pristine, they are
+    built once at set-up, not again for every submission (7 compiles of a whole submission)."""
+    stems = {os.path.splitext(name)[0] for name in lab_files}
+    slot = slot.rstrip("/") + "/"
+
+    def compiles_a_lab_file(path):
+        stem, suffix = os.path.splitext(os.path.basename(path))
+        return path.startswith(slot) or (stem in stems and suffix not in HEADER_SUFFIXES)
+    found = []
+    for t in targets:
+        sources = [path for group in t.get("target_sources") or []
+                   for path in (group.get("sources") or []) + (group.get("generated_sources") or [])]
+        if any(compiles_a_lab_file(path) for path in sources):
+            found += [path for f in t["filename"] for path in (f, f + ".p")]
+    return found
 
 
 class Worker:
@@ -225,14 +246,7 @@ class Worker:
         self.lab_file_targets = sorted(rel(f) for t in targets if t["type"] == "custom"
                                        and t.get("build_by_default") for f in t["filename"]
                                        if f.startswith(labs_dir))
-        stems = {os.path.splitext(lab.submission_file)[0] for lab in self.labs}
-        slot = self.slot.rstrip("/") + "/"
-        for t in targets:
-            sources = [path for group in t.get("target_sources") or []
-                       for path in group.get("sources", []) + group.get("generated_sources", [])]
-            if any(path.startswith(slot) or os.path.splitext(os.path.basename(path))[0] in stems
-                   for path in sources):
-                self.student_outputs += [path for f in t["filename"] for path in (f, f + ".p")]
+        self.student_outputs = student_outputs(targets, [lab.submission_file for lab in self.labs], self.slot)
 
     # ---- one submission -------------------------------------------------------------------------
     def _clean_student_outputs(self):

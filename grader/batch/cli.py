@@ -160,6 +160,10 @@ def parse_args(argv):
     parser.add_argument("--work-dir", help="worker builds and caches (default REPORT_DIR/.work)")
     parser.add_argument("--no-matplotlib", action="store_true", help="SVG plots even if matplotlib "
                         "is installed")
+    parser.add_argument("--no-counting", action="store_true",
+                        help="leave out the counting step: each submission's kernels counted with "
+                             "the CPU backend's counting mode after its tests and compared with the "
+                             "reference's, for the class report (advice, never points)")
     if any(arg == "--seed" or arg.startswith("--seed=") for arg in argv):
         parser.error("--seed was removed (it set both seeds): give --seed-file FILE (one integer "
                      "there sets both), or --input-seed and --data-seed")
@@ -192,7 +196,7 @@ def settings_from(args):
         sanitizers=args.sanitizers, run_as=args.run_as, sandbox=args.sandbox,
         seed_file=os.path.abspath(args.seed_file) if args.seed_file else None,
         unsafe_no_sandbox=args.unsafe_no_sandbox,
-        matplotlib=not args.no_matplotlib, cgroup=args.cgroup)
+        matplotlib=not args.no_matplotlib, cgroup=args.cgroup, counting=not args.no_counting)
 
 
 def main(argv=None):

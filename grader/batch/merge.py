@@ -129,8 +129,7 @@ def merge_main(argv):
                   merged_from=[os.path.abspath(f) for f in folders], merged_shards=coverage)
     reports.atomic_write(joined.summary, json.dumps(merged, indent=1))
     values = list(records.values())
-    reports.write_class_csv(out, values, plan)
-    reports.write_class_html(out, values, merged, use_matplotlib=not args.no_matplotlib)
+    reports.write_class_files(out, values, merged, use_matplotlib=not args.no_matplotlib)
     for problem in problems:
         print(f"warning: {problem}")
     covered = (f" (shards {', '.join(map(str, coverage['merged']))} of {coverage['count']})"

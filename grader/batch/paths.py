@@ -17,6 +17,7 @@ class ReportPaths:
     root: str
     summary = _under_root("batch.json")
     class_csv = _under_root("class.csv")
+    class_insight = _under_root("class-insight.json")  # batch/class_insight.py, its one writer
     index_html = _under_root("index.html")
     plots = _under_root("plots")
     submissions = _under_root("submissions")
@@ -37,6 +38,7 @@ class WorkPaths:
     manifest = _under_root("project-manifest.json")
     seed_salt = _under_root("seed-salt")
     data_dir = _under_root("data")
+    counting_build = _under_root("counting-build")  # the counting step's (batch/counting_step.py)
 
     def data_file(self, data_key):
         """The data file of a data seed and --data-count (data_key: their fingerprint)."""

@@ -13,7 +13,8 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 
 from runs import harness
 
-from batch import builder, cpus, grading, reports, second_opinion, submissions, technique_evidence
+from batch import (builder, counting_step, cpus, grading, phase_timings, reports, second_opinion,
+                   submissions, technique_evidence)
 from batch.project import ROOT
 from batch.one_submission import SubmissionGrader
 from batch.session import BatchSession
@@ -174,7 +175,8 @@ def compute_reference(batch, worker, gpu):
     return reference
 
 
-def batch_summary(batch, reference):
+def batch_summary(batch, reference, setup=None):
+    """batch.json's content; `setup`: the seconds of the set-up's parts (phase_timings.SETUP)."""
     plan = {name: [t["name"] for t in lab["tests"] if t["status"] != "skipped"]
                   + [c["name"] for c in lab["checks"] if c["status"] != "skipped"]
             for name, lab in (reference or {}).get("labs", {}).items()}
@@ -187,14 +189,17 @@ def batch_summary(batch, reference):
             "reference": {n: {k: lab.get(k) for k in ("score", "max_score", "device", "source", "failing")}
                           for n, lab in (reference or {}).get("labs", {}).items()},
             "devices": sorted(batch.devices), "warnings": batch.warnings, "run_user": batch.user_note,
+            "setup_s": {k: round(v, 1) for k, v in (setup or {}).items()},
+            "machine": phase_timings.machine(batch.settings.backend),
             "written": time.strftime("%Y-%m-%dT%H:%M:%S")}
 
 
 def run_batch(batch, entries):
     """Grades `entries` in phases: what is left to grade, the set-up (workers, the reference, the
     second opinion), every submission side by side, the class report. The exit status."""
-    started = time.monotonic()
-    batch.prepare()
+    started, setup = time.monotonic(), {}  # the set-up's parts: seconds (phase_timings.py)
+    with phase_timings.Stopwatch(setup)("project_copy"):
+        batch.prepare()
     os.makedirs(batch.report.root, exist_ok=True)
     records = {r["student"]: r for r in reports.load_records(batch.report.root)}
     todo = left_to_grade(batch, entries, records)
@@ -203,15 +208,21 @@ def run_batch(batch, entries):
         previous = json.load(open(summary_path)) if os.path.exists(summary_path) else {}
         finish(batch, records, previous or batch_summary(batch, None))
         return 0
-    workers, slots, reference, opinion = set_up(batch, len(entries))
-    summary = batch_summary(batch, reference)
+    workers, slots, reference, opinion, counting = set_up(batch, len(entries), setup)
+    summary = batch_summary(batch, reference, setup)
     reports.atomic_write(batch.report.summary, json.dumps(summary, indent=1))
     batch.total = len(todo)
-    grader = SubmissionGrader(batch, workers, slots, reference, opinion, records, summary["plan"])
+    grader = SubmissionGrader(batch, workers, slots, reference, opinion, records, summary["plan"],
+                              counting)
     status = grade_side_by_side(batch, grader, todo, len(workers) + len(slots))
-    finish(batch, records, batch_summary(batch, reference))
+    finish(batch, records, batch_summary(batch, reference, setup))
     if status != 130:
-        batch.log(f"Done in {time.monotonic() - started:.0f} s: {batch.report.index_html}, class.csv")
+        graded = [records[entry.student] for entry, _ in todo if entry.student in records]
+        for line in phase_timings.lines(phase_timings.table(graded, setup,
+                                                            phase_timings.machine(batch.settings.backend))):
+            batch.log(line)
+        batch.log(f"Done in {time.monotonic() - started:.0f} s: {batch.report.index_html}, class.csv, "
+                  "class-insight.json")
     return status
 
 
@@ -237,17 +248,21 @@ def left_to_grade(batch, entries, records):
     return todo
 
 
-def set_up(batch, count):
-    """The sanitizers, the isolation, the workers and GPU slots, the reference graded, and the
-    second opinion set up: (workers, slots, reference, opinion or None)."""
+def set_up(batch, count, setup):
+    """The sanitizers, the isolation, the workers and GPU slots, the reference graded, the second
+    opinion and the counting build set up: (workers, slots, reference, opinion or None,
+    counting_step.Counting); each part's seconds added to `setup`."""
+    timer = phase_timings.Stopwatch(setup)
     batch.choose_sanitizers()
     batch.choose_isolation(count)
     batch.log(f"Student code runs in: {batch.user_note}")
     slots = batch.gpu_slots()
-    workers = make_workers(batch)
+    with timer("workers"):
+        workers = make_workers(batch)
     batch.prepare_run_files(workers[0].data_file)
     batch.log("Grading the reference solution (its tests and points are the plan for everyone) ...")
-    reference = compute_reference(batch, workers[0], slots[0])
+    with timer("reference"):
+        reference = compute_reference(batch, workers[0], slots[0])
     for name, lab in reference["labs"].items():
         batch.devices.add(lab["device"]) if lab.get("device") else None
         batch.log(reports.reference_line(name, lab))
@@ -258,10 +273,16 @@ def set_up(batch, count):
     if second_opinion.wanted(batch.settings):
         batch.log("Setting up the second opinion on the CPU backend (a build for it per worker) ...")
         opinion = second_opinion.CpuOpinion(batch)
-        opinion.setup(reference_files(batch)[0], reference, len(workers), workers[0].ninja_jobs)
+        with timer("second_opinion"):
+            opinion.setup(reference_files(batch)[0], reference, len(workers), workers[0].ninja_jobs)
+    counting = counting_step.Counting(batch)
+    with timer("counting"):
+        counting.setup(batch.labs, max(1, cpus.available_cpus()))
+    batch.log("Counting each submission's kernels after its tests (advice, no points): "
+              + (counting.problem or f"labs {', '.join(sorted(counting.prepared)) or 'none'}"))
     for warning in batch.warnings:
         batch.log(f"warning: {warning}")
-    return workers, slots, reference, opinion
+    return workers, slots, reference, opinion, counting
 
 
 def grade_side_by_side(batch, grader, todo, threads):
@@ -301,6 +322,5 @@ def grade_side_by_side(batch, grader, todo, threads):
 def finish(batch, records, summary):
     summary = dict(summary, devices=sorted(set(summary.get("devices", [])) | batch.devices))
     reports.atomic_write(batch.report.summary, json.dumps(summary, indent=1))
-    reports.write_class_csv(batch.report.root, list(records.values()), summary.get("plan"))
-    reports.write_class_html(batch.report.root, list(records.values()), summary,
-                             use_matplotlib=batch.settings.matplotlib)
+    reports.write_class_files(batch.report.root, list(records.values()), summary,
+                              use_matplotlib=batch.settings.matplotlib)

@@ -103,6 +103,41 @@ def strip_plot(series, title, xlabel, stem, use_matplotlib=True):
     return _write_svg(stem, parts, width=WIDTH + 160, height=height)
 
 
+def counter_strip(values, reference, title, xlabel, stem, use_matplotlib=True):
+    """One watched counter: a dot per submission's value, a red line at the reference's; returns
+    the file written (a small figure: the class page shows one per counter, side by side)."""
+    points = list(values) + ([reference] if reference is not None else [])
+    if not points:
+        return None
+    low, high = min(0.0, min(points)), max(points) * 1.1 or 1.0
+    width, height, left, right = 380, 120, 16, 16
+    jitter = [((i * 7919) % 13 - 6) / 6 for i in range(len(values))]  # fixed: the same page twice
+    if plt is not None and use_matplotlib:
+        fig, ax = plt.subplots(figsize=(width / 80, height / 80), dpi=80)
+        ax.scatter(values, [0.25 * j for j in jitter], alpha=0.6, color="#4c72b0", s=18)
+        if reference is not None:
+            ax.axvline(reference, color="#c03030", linewidth=2)
+        ax.set_yticks([]), ax.set_ylim(-0.5, 0.5), ax.set_xlim(low, high)
+        ax.set_title(title, fontsize=9), ax.set_xlabel(xlabel, fontsize=8)
+        ax.tick_params(labelsize=8)
+        return _save_png(fig, stem)
+    plot_w, top, bottom = width - left - right, 30, height - 36
+    middle = (top + bottom) / 2
+    x = lambda v: left + plot_w * (v - low) / (high - low)
+    parts = [_text(width / 2, 16, title, size=11, weight="bold")]
+    parts.append(f'<line x1="{left}" x2="{left + plot_w}" y1="{bottom}" y2="{bottom}" stroke="#333"/>')
+    if reference is not None:
+        parts.append(f'<line x1="{x(reference):.1f}" x2="{x(reference):.1f}" y1="{top}" y2="{bottom}" '
+                     f'stroke="#c03030" stroke-width="2"><title>the reference: {reference:.4g}</title></line>')
+    for v, j in zip(values, jitter):
+        parts.append(f'<circle cx="{x(v):.1f}" cy="{middle + j * (bottom - top) / 3:.1f}" r="4" '
+                     f'fill="#4c72b0" fill-opacity="0.6"><title>{v:.4g}</title></circle>')
+    for tick in _ticks(low, high, 4):
+        parts.append(_text(x(tick), bottom + 13, f"{tick:g}", size=9))
+    parts.append(_text(width / 2, bottom + 28, xlabel, size=9))
+    return _write_svg(stem, parts, width=width, height=height)
+
+
 def _ticks(low, high, count=5):
     span = high - low
     if span <= 0:

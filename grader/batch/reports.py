@@ -10,9 +10,10 @@ import json
 import os
 import time
 
+from explain import explanations
 from runs.results import own_words, shorten  # grader/runs/results.py
 
-from batch import grading, plots, student_view
+from batch import class_insight, grading, insight_html, plots, student_view
 from gradescope import results_format
 from batch.paths import ReportPaths
 
@@ -97,6 +98,8 @@ def render_log(record, student=True):
           + (f"   device: {lab['device']}" if lab.get("device") else ""))
         for reason in lab["reasons"]:
             w(f"  - {reason}")
+        for line in counter_lines(lab):
+            w(f"  why (counters, advice, no points): {line}")
         if lab["build_output"]:
             w("-- build output " + "-" * 84)
             w(lab["build_output"])
@@ -127,6 +130,17 @@ def render_log(record, student=True):
     return out.getvalue()
 
 
+def counter_lines(lab):
+    """The Why lines of a lab's counters (grade.py's, explain/explanations.py), where counted."""
+    section = lab.get("counters") or {}
+    if section.get("status") == "not-counted":
+        return []
+    try:
+        return explanations.lines(lab)
+    except (KeyError, TypeError, ValueError):
+        return ["counters: could not be read"]
+
+
 def columns(records, plan=None):
     """Labs and their tests, in the reference's order where known, then as found."""
     labs = {}
@@ -142,10 +156,17 @@ def columns(records, plan=None):
 
 
 def class_csv(records, plan=None):
+    """One row per student: scores, each test's, the counting step's status and each watched
+    counter's value (empty where not counted), device, fingerprint, reasons."""
     labs = columns(records, plan)
     header = ["student", "status", "score", "max_score"] + list(labs)
     for lab_name, tests in labs.items():
         header += [f"{lab_name} {t}" for t in tests]
+    watched = {}
+    for lab_name in labs:
+        lab_records = {r["student"]: r["labs"][lab_name] for r in records if lab_name in r["labs"]}
+        watched[lab_name] = class_insight.counter_rows(lab_name, lab_records)
+        header += [f"{lab_name} counting"] + [f"{lab_name} {c['version']} {c['counter']}" for c in watched[lab_name]]
     header += ["device", "fingerprint", "reasons"]
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
@@ -158,6 +179,10 @@ def class_csv(records, plan=None):
             lab = record["labs"].get(lab_name)
             by_name = {t["name"]: t for t in lab["tests"]} if lab else {}
             row += [f"{by_name[t]['score']:g}" if t in by_name else "" for t in tests]
+        for lab_name, rows in watched.items():
+            section = (record["labs"].get(lab_name) or {}).get("counters") or {}
+            row += [section.get("status", "")] + [f"{c['values'][record['student']]:.6g}"
+                                                  if record["student"] in c["values"] else "" for c in rows]
         labs_done = list(record["labs"].values())
         row += [next((lab["device"] for lab in labs_done if lab.get("device")), ""),
                 record.get("fingerprint", "")[:12],
@@ -172,10 +197,12 @@ def write_class_csv(report_dir, records, plan=None):
 
 
 CSS = """body{font-family:sans-serif;margin:2em;color:#222} table{border-collapse:collapse;margin:1em 0}
-td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top} th{background:#f3f3f3}
+td,th{border:1px solid #ccc;padding:4px 8px;text-align:left;vertical-align:top;overflow-wrap:break-word}
+th{background:#f3f3f3;white-space:nowrap} img{max-width:100%}
 .ok{color:#176117}.failing{color:#8a5a00}.error,.compile_error,.withheld,.missing{color:#a01010}
-details summary{cursor:pointer} pre{white-space:pre-wrap;font-size:12px;max-width:70em}
-.plots img{margin:0 1em 1em 0;border:1px solid #eee}"""
+details summary{cursor:pointer} pre{white-space:pre-wrap;overflow-wrap:anywhere;font-size:12px;max-width:70em}
+.plots img{margin:0 1em 1em 0;border:1px solid #eee}
+""" + insight_html.CSS
 
 
 def seeds_note(batch):
@@ -188,9 +215,19 @@ def seeds_note(batch):
             if hidden else "default")
 
 
-def write_class_html(report_dir, records, batch, use_matplotlib=True):
+def write_class_files(report_dir, records, batch, use_matplotlib=True):
+    """The class's files: class-insight.json, class.csv and index.html (`batch`: batch.json)."""
+    insight = class_insight.analyse(records, batch, columns(records, batch.get("plan") or {}))
+    class_insight.write(report_dir, insight)
+    write_class_csv(report_dir, records, batch.get("plan"))
+    write_class_html(report_dir, records, batch, use_matplotlib, insight)
+
+
+def write_class_html(report_dir, records, batch, use_matplotlib=True, insight=None):
     plan = batch.get("plan") or {}
     labs = columns(records, plan)
+    if insight is None:
+        insight = class_insight.analyse(records, batch, labs)
     plot_dir = ReportPaths(report_dir).plots
     os.makedirs(plot_dir, exist_ok=True)
     e = html.escape
@@ -200,9 +237,11 @@ def write_class_html(report_dir, records, batch, use_matplotlib=True):
              f"device(s): {e(', '.join(batch.get('devices') or []) or 'n/a')}; "
              f"seeds: {seeds_note(batch)}"
              f"; report written {time.strftime('%Y-%m-%d %H:%M')}. "
-             "<a href='class.csv'>class.csv</a></p>"]
+             "<a href='class.csv'>class.csv</a>, <a href='class-insight.json'>class-insight.json</a>"
+             " (the same data, for plots of your own)</p>"]
     for warning in batch.get("warnings", []):
         parts.append(f"<p class='error'>&#9888; {e(warning)}</p>")
+    parts += insight_html.teach_next(insight)
     reference = batch.get("reference") or {}
     for lab_name in labs:
         lab_records = [r["labs"][lab_name] for r in records if lab_name in r["labs"]]
@@ -239,6 +278,7 @@ def write_class_html(report_dir, records, batch, use_matplotlib=True):
         parts.append("<div class='plots'>" + "".join(
             f"<img src='plots/{e(os.path.basename(p))}' alt='{e(os.path.basename(p))}'>"
             for p in images if p) + "</div>")
+        parts += insight_html.lab_section(lab_name, insight, plot_dir, use_matplotlib)
     parts.append("<h2>Students</h2><table><tr><th>student</th><th>status</th><th>score</th>"
                  + "".join(f"<th>{e(n)}</th>" for n in labs) + "<th>why (click)</th><th>files</th></tr>")
     for record in sorted(records, key=lambda r: r["student"]):
@@ -268,4 +308,5 @@ def write_class_html(report_dir, records, batch, use_matplotlib=True):
                      f"log</a> <a href='{link}/results.json'>results.json</a>"
                      f"</td></tr>")
     parts.append("</table>")
+    parts += insight_html.timings(insight)
     atomic_write(ReportPaths(report_dir).index_html, "\n".join(parts) + "\n")

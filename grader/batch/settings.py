@@ -66,6 +66,7 @@ class Settings:
     unsafe_no_sandbox: bool
     matplotlib: bool
     cgroup: str = "auto"          # --cgroup: auto, none or a folder (memory_cgroup.py)
+    counting: bool = True         # count each submission's kernels (advice; --no-counting)
 
     @property
     def shard_text(self):

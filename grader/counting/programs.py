@@ -136,9 +136,11 @@ def _run(command, what):
         raise BuildError(f'{what} failed:\n$ {" ".join(command)}\n{done.stdout[-4000:]}{done.stderr[-4000:]}')
 
 
-def build(build_dir, lab, lab_file, counting=True, defines=()):
+def build(build_dir, lab, lab_file, counting=True, defines=(), out_root=None):
     """Returns the path of the count program of `lab` ('00'..'06', or YARDSTICKS) built with the lab
-    .cu file `lab_file` (the yardsticks': YARDSTICK_LAB_FILE)."""
+    .cu file `lab_file` (the yardsticks': YARDSTICK_LAB_FILE). `out_root`: where it is built
+    (default BUILD/counting; the batch gives a folder of the submission's own, the build folder
+    being read-only in its sandbox)."""
     made = target(lab)
     if not os.path.isfile(made.main):
         raise BuildError(f'lab {lab} has no count program ({made.main})')
@@ -149,7 +151,8 @@ def build(build_dir, lab, lab_file, counting=True, defines=()):
                os.path.join(BACKEND, 'transform_launches.py')] + made.headers
     members = [m for library in libraries for m in _archive_members(library)]
     key = _digest(sources + libraries + members, (lab, os.path.realpath(lab_file), counting, list(defines), flags))
-    out = os.path.join(os.path.abspath(build_dir), 'counting', f'{made.name}-{"count" if counting else "plain"}-{key}')
+    out = os.path.join(os.path.abspath(out_root or os.path.join(build_dir, 'counting')),
+                       f'{made.name}-{"count" if counting else "plain"}-{key}')
     program = os.path.join(out, f'{made.name}_count')
     if os.path.isfile(program):
         return program
@@ -196,11 +199,45 @@ def _compile(build_dir, flags, made, lab_file, counting, defines, libraries, out
     lab_only = [f'-D{d}' for d in LAB_FILE_DEFINES.get(made.name[len('lab'):], [])]
     _run(cxx + common + lab_only + (flags['instrument'] if counting else []) + quiet
          + ['-c', transformed, '-o', os.path.join(out, 'lab.o')], f'compiling {lab_file}')
-    _run(cxx + common + ['-x', 'c++', '-c', made.main, '-o', os.path.join(out, 'main.o')], f'compiling {made.main}')
+    main = main_object(build_dir, made, counting, defines, out)
     program = os.path.join(out, f'{made.name}_count')
-    _run(cxx + ['-pthread', os.path.join(out, 'lab.o'), os.path.join(out, 'main.o')] + libraries + ['-ldl', '-o', program],
+    _run(cxx + ['-pthread', os.path.join(out, 'lab.o'), main] + libraries + ['-ldl', '-o', program],
          'linking')
     return program
+
+
+def main_object(build_dir, made, counting, defines=(), scratch=None):
+    """The count program's own file compiled (half a count program's build): kept in
+    BUILD/counting under a key of its sources and flags, so each lab file after the first compiles
+    only itself. Where that folder cannot be written (the batch's sandbox sees the build read-only,
+    its set-up having made them), it is compiled into `scratch`."""
+    flags = compile_flags(build_dir)
+    backend_headers = sorted(os.path.join(d, f) for d, _, names in os.walk(os.path.join(BACKEND, 'include'))
+                             for f in names)
+    backend_headers += sorted(os.path.join(BACKEND, 'counting', f) for f in os.listdir(os.path.join(BACKEND, 'counting'))
+                              if f.endswith('.hpp'))
+    key = _digest([made.main, PROGRAM_HEADER, os.path.realpath(__file__)] + made.headers + backend_headers,
+                  (made.name, counting, list(defines), flags))
+    kept = os.path.join(os.path.abspath(build_dir), 'counting', f'{made.name}-main-{key}.o')
+    if os.path.isfile(kept):
+        return kept
+    includes = ['-I', ROOT, '-I', made.folder, '-I', COUNTING, '-I', os.path.join(BACKEND, 'include')]
+    command = (compiler(build_dir) + flags['cpp'] + (flags['counting'] if counting else []) + includes
+               + [f'-D{d}' for d in defines] + ['-DGRADER_RUNNER_SIDE', '-x', 'c++', '-c', made.main])
+    try:
+        os.makedirs(os.path.dirname(kept), exist_ok=True)
+        partial = tempfile.mkdtemp(prefix='main-', dir=os.path.dirname(kept))
+    except OSError:
+        if scratch is None:
+            raise
+        _run(command + ['-o', os.path.join(scratch, 'main.o')], f'compiling {made.main}')
+        return os.path.join(scratch, 'main.o')
+    try:
+        _run(command + ['-o', os.path.join(partial, 'main.o')], f'compiling {made.main}')
+        os.replace(os.path.join(partial, 'main.o'), kept)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+    return kept
 
 
 def run(program, n=65536, input_kind='uniform', seed=1, only=None, counts_file=None, timeout=600,
@@ -211,20 +248,30 @@ def run(program, n=65536, input_kind='uniform', seed=1, only=None, counts_file=N
     multiprocessor count the kernels see (CUDA_CPU_BACKEND_SM_COUNT), a GPU's, so grids sized by it
     match it; races: the race detector on (CUDA_CPU_BACKEND_RACES=1), its witnesses in the JSON
     under 'races'; counts: False leaves the counts out (CUDA_CPU_BACKEND_COUNTING=0, faster)."""
-    args = [program, f'--n={n}', f'--input={input_kind}', f'--seed={seed}'] + ([f'--only={only}'] if only else [])
-    env = dict(os.environ)
-    for variable in ('CUDA_CPU_BACKEND_COUNTS', 'CUDA_CPU_BACKEND_TRACE', 'CUDA_CPU_BACKEND_SM_COUNT',
-                     'CUDA_CPU_BACKEND_RACES', 'CUDA_CPU_BACKEND_COUNTING'):
-        env.pop(variable, None)
-    if races:
-        env['CUDA_CPU_BACKEND_RACES'] = '1'
-    if not counts:
-        env['CUDA_CPU_BACKEND_COUNTING'] = '0'
-    if sms:
-        env['CUDA_CPU_BACKEND_SM_COUNT'] = str(sms)
-    if counts_file:
-        env['CUDA_CPU_BACKEND_COUNTS'] = counts_file
-    if trace:
-        env['CUDA_CPU_BACKEND_TRACE'] = trace
-    done = subprocess.run(args, capture_output=True, text=True, env=env, timeout=timeout)
+    args, settings = command(program, n, input_kind, seed, only, counts_file, trace, sms, races, counts)
+    env = {k: v for k, v in os.environ.items() if k not in RUN_VARIABLES}
+    done = subprocess.run(args, capture_output=True, text=True, env=dict(env, **settings), timeout=timeout)
     return done.returncode, done.stdout, done.stderr
+
+
+RUN_VARIABLES = ('CUDA_CPU_BACKEND_COUNTS', 'CUDA_CPU_BACKEND_TRACE', 'CUDA_CPU_BACKEND_SM_COUNT',
+                 'CUDA_CPU_BACKEND_RACES', 'CUDA_CPU_BACKEND_COUNTING')
+
+
+def command(program, n=65536, input_kind='uniform', seed=1, only=None, counts_file=None, trace=None,
+            sms=None, races=False, counts=True):
+    """How run() starts a count program: (argv, the environment variables it is given, of
+    RUN_VARIABLES); the batch starts it so in its sandbox."""
+    args = [program, f'--n={n}', f'--input={input_kind}', f'--seed={seed}'] + ([f'--only={only}'] if only else [])
+    settings = {}
+    if races:
+        settings['CUDA_CPU_BACKEND_RACES'] = '1'
+    if not counts:
+        settings['CUDA_CPU_BACKEND_COUNTING'] = '0'
+    if sms:
+        settings['CUDA_CPU_BACKEND_SM_COUNT'] = str(sms)
+    if counts_file:
+        settings['CUDA_CPU_BACKEND_COUNTS'] = counts_file
+    if trace:
+        settings['CUDA_CPU_BACKEND_TRACE'] = trace
+    return args, settings

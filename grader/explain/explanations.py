@@ -85,37 +85,62 @@ def section(lab, student, declared, references, accesses=None, reference_accesse
             'input': reference_table.INPUT, 'versions': versions}
 
 
-def explain_lab(lab, submission_dir, build_dir):
-    """The lab's "counters" section; status "unavailable" with the reason in one line when the lab
-    declares no counters, the table lacks it, or the counting build or run fails."""
+def prepare(lab):
+    """(the lab's declaration, the reference table), or (None, the "unavailable" section saying
+    why not) when the lab declares no counters or the table lacks it."""
     try:
         declared = declarations.load(lab)
     except declarations.DeclarationError as error:
-        return unavailable(str(error))
+        return None, unavailable(str(error))
     table = reference_table.load()
     if not declared or not table or lab not in table['labs']:
-        return unavailable(f'lab {lab} has no declared counters')
+        return None, unavailable(f'lab {lab} has no declared counters')
+    return (declared, table), None
+
+
+def from_launches(lab, launches, prepared, source):
+    """The lab's "counters" section from the counting mode's launch records of the submission's
+    lab file `source` (whose lines its sites name; `prepared`: prepare's first value)."""
+    if any(launch['faulted'] for launch in launches):
+        return unavailable('a kernel faulted in the counting mode: fix the failing tests first')
+    declared, table = prepared
+    return section(lab, counters.per_function(launches), declared, table['labs'][lab],
+                   sites.accesses(launches, root=programs.ROOT), table.get('sites', {}).get(lab),
+                   sites.shown(source, programs.ROOT))
+
+
+def build_failure(error, build_dir):
+    """The "unavailable" section of a count program that did not build (programs.BuildError)."""
+    lines = str(error).strip().splitlines() or ['']
+    first = next((line for line in lines if 'error' in line.lower()), lines[0])
+    if lines[0].startswith(('building the CPU backend', f'{build_dir} is not a configured')):
+        # The machine's, not the file's: no lab will count (a compiler without -fsanitize=thread).
+        return dict(unavailable(f'the counting mode cannot be built here ({first.strip()[:200]})'),
+                    machine=True)
+    return unavailable(f'the counting mode could not count this file ({first.strip()[:200]})')
+
+
+TIMED_OUT = f'the counting run passed {TIMEOUT_S} s: fix the tests that ran out of time first'
+
+
+def explain_lab(lab, submission_dir, build_dir):
+    """The lab's "counters" section; status "unavailable" with the reason in one line when the lab
+    declares no counters, the table lacks it, or the counting build or run fails."""
+    prepared, problem = prepare(lab)
+    if problem:
+        return problem
     source = lab_file(lab, submission_dir)
     if not source:
         return unavailable(f'no lab {lab} file in {submission_dir}')
     try:
         launches, _ = count_submission(lab, os.path.dirname(source), build_dir)
     except programs.BuildError as error:
-        lines = str(error).strip().splitlines() or ['']
-        first = next((line for line in lines if 'error' in line.lower()), lines[0])
-        if lines[0].startswith(('building the CPU backend', f'{build_dir} is not a configured')):
-            # The machine's, not the file's: no lab will count (a compiler without -fsanitize=thread).
-            return dict(unavailable(f'the counting mode cannot be built here ({first.strip()[:200]})'),
-                        machine=True)
-        return unavailable(f'the counting mode could not count this file ({first.strip()[:200]})')
+        return build_failure(error, build_dir)
     except subprocess.TimeoutExpired:
-        return unavailable(f'the counting run passed {TIMEOUT_S} s: fix the tests that ran out of time first')
-    if any(launch['faulted'] for launch in launches):
-        return unavailable('a kernel faulted in the counting mode: fix the failing tests first')
-    result = section(lab, counters.per_function(launches), declared, table['labs'][lab],
-                     sites.accesses(launches, root=programs.ROOT), table.get('sites', {}).get(lab),
-                     sites.shown(source, programs.ROOT))
-    result['_launches'] = launches  # for the GPU's counters (in_grading.py); not written
+        return unavailable(TIMED_OUT)
+    result = from_launches(lab, launches, prepared, source)
+    if result['status'] == 'counted':
+        result['_launches'] = launches  # for the GPU's counters (in_grading.py); not written
     return result
 
 

@@ -233,6 +233,10 @@ def judge_check(evidence_of_check, needs, tests_evidence, read):
     calls = [call for name in needs for call in tests_evidence.get(name, [])]
     code = evidence_of_check.get("code") or {}
     ok, said = judge(evidence_of_check.get("ran", ""), calls, read, best_code(code, calls) if code else None)
+    # The check's hint (it names the handout question), as grade.py says it, where what ran was
+    # measured and fell short; where the needed tests did not run, their failures are the lesson.
+    hint = evidence_of_check.get("hint")
+    said += f" Hint: {hint}" if hint and isinstance(hint, str) and ok is False and calls else ""
     if not evidence_of_check.get("machine_code_passed", False):
         return False, f"its machine code does not hold what the lab teaches; {said}"
     return ok, said  # None: not countable (NOT_COUNTED)

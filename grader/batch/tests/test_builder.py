@@ -2,7 +2,9 @@
 """builder.pristine_environment: a worker's pristine build compiles with ccache's base folder at
 the work folder, so that its compiles are the same for every worker and every later batch on the
 machine (their absolute paths made relative): with ccache installed, a second work folder's build
-of the same file is a cache hit. Seconds; the ccache part skips, saying so, without ccache."""
+of the same file is a cache hit. Seconds; the ccache part skips, saying so, without ccache.
+builder.student_outputs: what is deleted before each submission's compile (what compiles a lab
+file), and not the call tables made from the lab's header."""
 import os
 import shutil
 import subprocess
@@ -49,6 +51,24 @@ class PristineEnvironment(unittest.TestCase):
             self.assertEqual(done.returncode, 0, done.stderr)
             before = hits(env) if before is None else before
         self.assertEqual(hits(env) - before, 1)
+
+
+class StudentOutputs(unittest.TestCase):
+    def test_what_compiles_a_lab_file_and_not_the_call_tables(self):
+        b, slot = "/w/builds/0/labs/", "/w/slots/0"
+        targets = [  # as meson introspect --targets gives them (CPU backend)
+            {"filename": [b + "lab01_calls.cu"], "target_sources": [
+                {"sources": ["/w/project/labs/01-global-atomics/lab01_global_atomics.cuh"]}]},
+            {"filename": [b + "liblab01_runner_calls.a"], "target_sources": [
+                {"sources": [], "generated_sources": [b + "liblab01_runner_calls.a.p/lab01_calls.cpp"]}]},
+            {"filename": [b + "lab01_runner_graded"], "target_sources": [
+                {"sources": [], "generated_sources": [b + "lab01_runner_graded.p/lab01_global_atomics.cpp"]}]},
+            {"filename": [b + "lab01_sweep"], "target_sources": [
+                {"sources": [slot + "/lab01_global_atomics.cu"], "generated_sources": None}]},
+            {"filename": [b + "lab01_checker"], "target_sources": [{"sources": ["/w/project/grader/core/x.cpp"]}]}]
+        found = builder.student_outputs(targets, ["lab01_global_atomics.cu"], slot)
+        self.assertEqual(found, [b + "lab01_runner_graded", b + "lab01_runner_graded.p",
+                                 b + "lab01_sweep", b + "lab01_sweep.p"])
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ import unittest
 import data_modules
 from batch.settings import Seeds
 from batch.tests.fixture_class_attacks import Issue51Records
+from batch.tests.fixture_class_report import ReportChecks  # counting, teach next, timings
 from batch.tests.fixture_class_run import (COMMON, DATA_SEED, EMPTY, FILE, FIXTURES, GRID, HIDDEN_SEED,
                                            CHECK, MAX, SLICES, TOOL, grade, load,
                                            make_class, tests_of)
@@ -29,7 +30,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(HERE)))
 keyed = data_modules.load("keyed")  # data/keyed.py: the hidden data file's generator
 
-class FixtureClass(Issue51Records, unittest.TestCase):
+class FixtureClass(Issue51Records, ReportChecks, unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.tmp = tempfile.mkdtemp(prefix="batch-fixtures-")

@@ -133,6 +133,23 @@ class FailsClosed(unittest.TestCase):
         self.assertIn("NVreg_RestrictProfilingToAdminUsers=0", message)
         self.assertIn("CPU model", message)
 
+    def test_the_batchs_judge_says_the_checks_hint_when_it_fails(self):
+        # as grade.py does (inspect_kernels.judge_what_ran): the hint names the handout question
+        check = {"ran": "all.load_sectors_per_128_bytes <= 8", "machine_code_passed": True,
+                 "hint": "neighbouring threads read neighbouring samples (question 2.5)"}
+        strided = [call([cpu("k", 1, "global_load", 4, 32, 1024, 1024)])]  # 32 sectors a 128 bytes
+        ok, message = evidence.judge_check(check, ["T"], {"T": strided}, ["k"])
+        self.assertIs(ok, False)
+        self.assertTrue(message.endswith(" Hint: neighbouring threads read neighbouring samples "
+                                         "(question 2.5)"), message)
+        ok, message = evidence.judge_check(check, ["T"], {}, ["k"])  # its needed tests did not run
+        self.assertIs(ok, False)
+        self.assertNotIn("Hint", message)
+        coalesced = [call([cpu("k", 1, "global_load", 4, 32, 1024, 128)])]
+        ok, message = evidence.judge_check(check, ["T"], {"T": coalesced}, ["k"])
+        self.assertIs(ok, True, message)
+        self.assertNotIn("Hint", message)
+
     def test_a_malformed_requirement_is_refused(self):
         for bad in ("kernel.shared_atomic >= lots", "loop.shuffle >= 1", "kernel.flops >= 1"):
             with self.assertRaises(evidence.EvidenceError):
