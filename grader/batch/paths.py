@@ -117,3 +117,17 @@ def unsandboxed(folder, lab, data):
     """The staged copies themselves (--unsafe-no-sandbox)."""
     return RunPaths(checker=folder.checker(lab), runner=folder.runner(lab),
                     yardstick_runner=folder.yardstick_runner, submission=folder.src, data=data)
+
+
+def readable_by_others(path):
+    """Whether any user can read `path`: others may read it and search every folder above it."""
+    path = os.path.abspath(path)
+    if not os.stat(path).st_mode & 0o004:
+        return False
+    parent = os.path.dirname(path)
+    while True:
+        if not os.stat(parent).st_mode & 0o001:
+            return False
+        if parent == os.path.dirname(parent):
+            return True
+        parent = os.path.dirname(parent)

@@ -219,7 +219,7 @@ class BatchSession:
             self.generate_data(data, seeds)
         if self.sandbox is not None and self.sandbox.binds:
             os.chmod(data, 0o644)  # bound read-only into each run as paths.SANDBOXED.data
-        elif (self.user is not None or self.sandbox is not None) and not readable_by_others(data):
+        elif (self.user is not None or self.sandbox is not None) and not paths.readable_by_others(data):
             copy = paths.data_copy(self.run_root, key)
             shutil.copyfile(data, copy)
             os.chmod(copy, 0o644)
@@ -390,15 +390,3 @@ class BatchSession:
 def fingerprint(settings):
     return hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:16]
 
-
-def readable_by_others(path):
-    path = os.path.abspath(path)
-    if not os.stat(path).st_mode & 0o004:
-        return False
-    parent = os.path.dirname(path)
-    while True:
-        if not os.stat(parent).st_mode & 0o001:
-            return False
-        if parent == os.path.dirname(parent):
-            return True
-        parent = os.path.dirname(parent)
