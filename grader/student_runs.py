@@ -193,25 +193,21 @@ class LabRun:
     def evidence(self, results_dir, check_tests, races=False):
         """The evidence pass (runs/evidence_pass.py): the tests the lab's checks need that passed,
         run again with the runner counting what ran; results/evidence/labNN.json written. With
-        races, the detector watches it and the race pass (every passed main and edge test at small
-        sizes): a race, or a run not watched in full, fails its suite's passed main and edge tests
-        (counting/race_verdicts.py) and self.races holds the results' `races` key."""
+        races, then the race pass (every passed main and edge test at small sizes, the detector
+        watching): a race, or a run not watched in full, fails its suite's passed main and edge
+        tests (counting/race_verdicts.py) and self.races holds the results' `races` key."""
         evidence_pass.clear(results_dir, self.settings.lab)
         full = evidence_pass.passed(self.outcomes, evidence_pass.needed_tests(check_tests))
-        small = race_verdicts.race_tests(self.outcomes, self.table) if races else []
-        started = time.monotonic()
         env = dict(os.environ, **replace(self.settings, evidence=True).environment())
-        passes = []
         if full:
             result = harness.run_tests(self.command, full, env, self.cwd, self.timeout_s + 10)
             evidence_pass.write(results_dir, self.settings.lab, result.outcomes)
-            passes.append(result.outcomes)
+        small = race_verdicts.race_tests(self.outcomes, self.table) if races else []
         if small:
-            result = harness.run_tests(self.command, small, dict(env, **race_verdicts.SMALL_INPUTS), self.cwd,
+            started = time.monotonic()
+            result = harness.run_tests(self.command, small, dict(env, **race_verdicts.RACE_PASS), self.cwd,
                                        self.timeout_s + 10)
-            passes.append(result.outcomes)
-        if races and passes:
-            self.races, self.races_text = race_verdicts.judge(self.settings.lab, passes, self.outcomes)
+            self.races, self.races_text = race_verdicts.judge(self.settings.lab, [result.outcomes], self.outcomes)
             self.races.update(tests=small, seconds=round(time.monotonic() - started, 2))
 
     def document(self):

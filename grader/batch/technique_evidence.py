@@ -42,17 +42,13 @@ def run(batch, lab, folder, lab_run, build_checks, gpu, run_inputs, budget=None,
     lab_run.races: {"functions", "witnesses", "unchecked", "unavailable", "unwatched"} ({} without a
     pass); a suite the detector did not watch in full fails as a racy one (race_verdicts.unwatched)."""
     lab_run.races, lab_run.evidence = {}, {}
-    watch = batch.settings.backend == "cpu" and races != "off"
     full = evidence_pass.passed(lab_run.outcomes, needed_tests(build_checks))
-    small = race_verdicts.race_tests(lab_run.outcomes) if watch else []
-    passes = []
     if full:
         found = batch.run_lab(lab, folder, full, gpu, run_inputs, budget, evidence=True)
         lab_run.evidence = {name: outcome.evidence for name, outcome in found.outcomes.items()}
-        passes.append(found.outcomes)
-    if small:  # the race pass: every passed main and edge test, at the sanitizer pass's sizes
+    watch = batch.settings.backend == "cpu" and races != "off"
+    small = race_verdicts.race_tests(lab_run.outcomes) if watch else []
+    if small:  # the race pass: every passed main and edge test, small, the detector watching
         found = batch.run_lab(lab, folder, small, gpu, run_inputs, budget, evidence=True,
-                              environment=race_verdicts.SMALL_INPUTS)
-        passes.append(found.outcomes)
-    if watch and passes:
-        lab_run.races, _ = race_verdicts.judge(lab, passes, lab_run.outcomes if races == "apply" else None)
+                              environment=race_verdicts.RACE_PASS)
+        lab_run.races, _ = race_verdicts.judge(lab, [found.outcomes], lab_run.outcomes if races == "apply" else None)

@@ -55,6 +55,7 @@ void read_checker_options(int argc, char** argv) {
   if (const char* seed = std::getenv("GRADER_SEED")) options.seed = parse_seed(seed, "GRADER_SEED");
   if (const char* small = std::getenv("GRADER_SMALL_INPUTS")) options.small_inputs = small[0] == '1';
   if (const char* evidence = std::getenv("GRADER_EVIDENCE")) options.evidence = evidence[0] == '1';
+  if (const char* races = std::getenv("GRADER_RACES")) options.races = options.evidence && races[0] == '1';
   std::uint64_t hidden = 0;
   if (results_channel::hidden_seed(hidden)) {
     options.seed = hidden;

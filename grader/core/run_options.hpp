@@ -29,6 +29,9 @@ struct RunOptions {
   // GRADER_EVIDENCE=1: the runner counts what its kernels execute (grader/runner/evidence.hpp), and
   // each test reports it with its verdict: the technique checks' evidence pass. Never timed.
   bool evidence = false;
+  // GRADER_RACES=1 (with GRADER_EVIDENCE=1): the CPU backend's race detector watches it too: the
+  // race pass (grader/counting/race_verdicts.py). Many times slower: small inputs only.
+  bool races = false;
 };
 
 class UsageError : public std::runtime_error {

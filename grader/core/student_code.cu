@@ -80,6 +80,7 @@ runner::RunnerProcess& student_runner() {
     options.timeout_advice = how_to_allow_more_time(options.timeout_seconds);
     options.describe_where = current_test;
     options.evidence = run_options().evidence;
+    options.races = run_options().races;
     if (const char* text = std::getenv("GRADER_RUNNER_START_TIMEOUT")) {
       options.start_timeout_seconds = std::strtod(text, nullptr);
     }

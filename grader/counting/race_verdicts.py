@@ -3,14 +3,13 @@ batch (batch/technique_evidence.py): a graded function whose race pass shows a d
 correctness tests, with the witness as the message.
 
 The race pass is the evidence pass (runs/evidence_pass.py) on the CPU backend: the graded runner is
-the counting build, and in evidence mode it also turns the race detector on (grader/runner/
-evidence_cpu.cpp), so each call's evidence carries the witnesses of its launches (runs/attempt.py
-keeps them, TestOutcome.evidence's "races"). Which tests it runs (race_tests): those the technique
-checks need, at their graded sizes, and every passed main and edge test again at the sanitizer
-pass's small sizes (SMALL_INPUTS: at most 64 Ki elements): every graded function on every input
-shape its tests choose (tails, all-equal data, blocks smaller than the bins, one element), since
-the detector on every graded test at the graded sizes took lab 01 from 9 s to minutes
-(grader/cpu_backend/README.md, "Race detector").
+the counting build, and in evidence mode with GRADER_RACES=1 it also turns the race detector on
+(grader/runner/evidence_cpu.cpp), so each call's evidence carries the witnesses of its launches
+(runs/attempt.py keeps them, TestOutcome.evidence's "races"). Which tests it runs (race_tests):
+every passed main and edge test, at the sanitizer pass's small sizes (RACE_PASS: at most 64 Ki
+elements): every graded function on every input shape its tests choose (tails, all-equal data,
+blocks smaller than the bins, one element), since the detector on every graded test at the graded
+sizes took lab 01 from 9 s to minutes (grader/cpu_backend/README.md, "Race detector").
 
 A race fails the passed main and edge tests of the suite whose test showed it (the suite is one
 graded function's), each with the first witness in a line (counting/races.py one_line: the line,
@@ -26,7 +25,9 @@ from counting import races
 from runs import labs as lab_list
 
 SCHEMA_KEY = "races"  # in a lab's results document: results contract, grader/runs/README.md
-SMALL_INPUTS = {"GRADER_SMALL_INPUTS": "1"}  # the race pass's sizes: the sanitizer pass's (runs/checker.py)
+# The race pass's settings, added to the evidence pass's: the detector on (GRADER_RACES, grader/core/
+# run_options.hpp) and the sanitizer pass's small sizes (runs/checker.py).
+RACE_PASS = {"GRADER_SMALL_INPUTS": "1", "GRADER_RACES": "1"}
 HEAD = "data race (the CPU backend's race detector watched this function's run): "
 UNWATCHED = ("not graded on the CPU backend: its race detector could not watch this function's run, "
              "and a run it did not watch earns no points here (run the test alone to see why): ")
@@ -156,8 +157,8 @@ def apply(outcomes, by_suite, unwatched_suites=None):
 
 
 def judge(lab, passes, graded=None):
-    """The verdict of a lab's passes with the detector on, each {test: TestOutcome} (the technique
-    checks' evidence pass; the race pass): fails the racy and the unwatched suites' tests of
+    """The verdict of a lab's passes with the detector on, each {test: TestOutcome} (the race
+    pass): fails the racy and the unwatched suites' tests of
     `graded` (apply(); None: find only, as for a reference solution). Returns (the results'
     `races` key without `tests` and `seconds`, every witness in full or "")."""
     evidence, unwatched_suites = {}, {}

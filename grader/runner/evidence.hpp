@@ -47,8 +47,9 @@ constexpr std::size_t kMaxEvidenceText = 256;
 constexpr std::size_t kMaxRacesText = 16 * 1024;  // witnesses past it are left out, and it says so
 
 // The runner's side (evidence_cuda.cu, evidence_cpu.cpp): turns the mode on, before the student's
-// first kernel runs (false, with `why`, where it cannot be); then what ran since the last take.
-bool start_evidence(std::string& why);
+// first kernel runs (false, with `why`, where it cannot be), with the race detector where `races`
+// and the backend has one (the CPU backend's); then what ran since the last take.
+bool start_evidence(std::string& why, bool races);
 Evidence take_evidence();
 
 inline void put_evidence(Writer& out, const Evidence& evidence) {

@@ -58,7 +58,7 @@ std::string race_witnesses() {
 }
 }  // namespace
 
-bool start_evidence(std::string& why) {
+bool start_evidence(std::string& why, bool races) {
   namespace counting = cpu_backend::counting;
   if (cpu_backend_counting_start == nullptr || counting::records == nullptr || counting::clear_records == nullptr ||
       counting::kind_name == nullptr) {
@@ -67,7 +67,7 @@ bool start_evidence(std::string& why) {
   }
   evidence_on = cpu_backend_counting_start();
   if (!evidence_on) why = "the counting mode did not start";
-  races_on = evidence_on && race_detector_linked();
+  races_on = evidence_on && races && race_detector_linked();
   if (races_on) counting::set_race_detection(true);  // the graded build itself is watched
   counting::clear_records();
   return evidence_on;

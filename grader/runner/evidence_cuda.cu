@@ -60,7 +60,7 @@ Params params(std::size_t size) {
 
 }  // namespace
 
-bool start_evidence(std::string& why) {
+bool start_evidence(std::string& why, bool /*races: the CPU backend's alone*/) {
   if (cudaFree(nullptr) != cudaSuccess) {  // the context the metrics attach to
     why = "no CUDA context";
     return false;

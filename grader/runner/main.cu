@@ -63,7 +63,8 @@ class Runner {
       if (kind == Message::kQuit) return 0;
       if (kind == Message::kEvidence) {
         evidence_asked_ = true;
-        if (!start_evidence(evidence_unavailable_) && evidence_unavailable_.empty()) {
+        const bool races = in.get<std::uint8_t>() != 0;
+        if (!start_evidence(evidence_unavailable_, races) && evidence_unavailable_.empty()) {
           evidence_unavailable_ = "evidence mode did not start";
         }
         continue;

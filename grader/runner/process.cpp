@@ -161,6 +161,7 @@ CallReply RunnerProcess::start_if_needed() {
   if (options_.evidence) {  // before the first call, so that every kernel the runner launches is seen
     Writer evidence;
     evidence.put(Message::kEvidence);
+    evidence.put(static_cast<std::uint8_t>(options_.races));
     if (!channel_.send(evidence.bytes())) return ended(CallReply::Process::kCrashed, "");
   }
   return {};

@@ -71,6 +71,7 @@ struct RunnerOptions {
   // Evidence mode (evidence.hpp): the runner counts what each call's kernels execute, for the
   // technique checks. Slows the kernels: never for a runner that is timed.
   bool evidence = false;
+  bool races = false;  // with evidence: the race detector watches too (CPU backend; evidence_cpu.cpp)
 };
 
 class RunnerProcess {
