@@ -229,6 +229,9 @@ def grade_labs(build_dir, labs, timeout_s, submission=None):
         # After every timed round: the kernels' counters beside the references' (grader/explain/).
         from explain import in_grading
         in_grading.explain_labs(build_dir, results_dir, labs, submission, gpu=backend_of(build_dir) == "cuda")
+    if submission and not races and not STOP.is_set():
+        # On a GPU, a failure whose hint says "likely a race": the detector's witness under it.
+        student_runs.race_suspects(build_dir, results_dir, runs, submission)
     os.makedirs(results_dir, exist_ok=True)
     return results_dir
 

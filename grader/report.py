@@ -86,6 +86,14 @@ def hint_lines(message):
     return hints
 
 
+def races_heading(results):
+    """The line above race_lines: the CPU race pass fails tests; on a GPU its witnesses are advice."""
+    if any((lab.get("races") or {}).get("advice") for lab in results):
+        return ("Data races (the CPU backend's race detector on the host build of your file; "
+                "advice beside the GPU's verdicts):")
+    return "Data races (the CPU backend's race detector; each fails its function's correctness tests):"
+
+
 def race_lines(results, results_dir):
     """One line per graded function the CPU backend's race pass found racy (the results' `races`
     key: grader/explain/README.md, the results contract): its first witness, and where all are."""
@@ -164,7 +172,7 @@ def main(argv):
     results_dir = os.path.relpath(os.path.join(build_dir, "results"))
     raced = race_lines(results, results_dir)
     if raced:
-        print("Data races (the CPU backend's race detector; each fails its function's correctness tests):")
+        print(races_heading(results))
         print("\n".join(f"  {line}" for line in raced))
     for lab in results:
         failed = [test for test in lab["tests"] if test["status"] == "failed"]

@@ -114,7 +114,7 @@ def show(build_dir, results, not_run, missing, technique=False):
     results_dir = os.path.relpath(os.path.join(build_dir, "results"))
     raced = report.race_lines(results, results_dir)
     if raced:
-        say("Data races (the CPU backend's race detector; each fails its function's correctness tests):")
+        say(report.races_heading(results))
         for line in raced:
             say(line, indent="  ", most=3)
     for text, indent, most in failure_lines(results, results_dir) + technique_lines(results, technique):

@@ -99,6 +99,38 @@ def run_evidence(build, results_dir, runs, races=False):
         write_races(results_dir, lab, run.races_text)
 
 
+RACE_HINT = "likely a race"  # the checker's hint where a test gave other bins when run again
+
+
+def race_suspects(build_dir, results_dir, runs, submission):
+    """On a GPU: for each lab with a failed test whose hint says RACE_HINT, the CPU backend's race
+    detector on the lab's count program (the host build of the same file: counting/races.py
+    find), its witnesses under the failures (the results' `races` key with "advice": true, and
+    labNN-races.txt). Advice beside the GPU's verdicts: no grade changes. Where the file does not
+    build for the host, one line says so."""
+    from counting import races
+    for lab, run in runs.items():
+        if not any(o.status == "failed" and RACE_HINT in o.message for o in run.outcomes.values()):
+            continue
+        terminal.say(f"{lab}: a failure looks like a race: the CPU backend's race detector on its file ...")
+        try:
+            witnesses = terminal.ticking(f"{lab} race detector",
+                                         lambda: races.find(lab[3:], submission, build_dir=build_dir))
+        except races.programs.BuildError as error:
+            terminal.say(f"  {lab}: no race witness: the file does not build for the host "
+                         f"({str(error).strip().splitlines()[0][:160] if str(error).strip() else 'compile error'})")
+            continue
+        except races.RunError as error:
+            witnesses = error.witnesses
+        by_function = {}
+        for witness in witnesses:
+            by_function.setdefault(witness.get("label") or lab, []).append(witness)
+        run.races = dict(race_verdicts.summary(by_function), advice=True, failed=[])
+        run.races_text = race_verdicts.full_text(by_function) if witnesses else ""
+        results.write(results_dir, *run.document())
+        write_races(results_dir, lab, run.races_text)
+
+
 def write_races(results_dir, lab, text):
     """build/results/labNN-races.txt: every witness of the lab's race pass in full."""
     target = os.path.join(results_dir, f"{lab}-races.txt")

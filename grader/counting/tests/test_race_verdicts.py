@@ -4,6 +4,7 @@ a race fails and with what message, what the results' `races` key holds, and tha
 missing witnesses fail closed or say why. Standard library only; no build needed."""
 import json
 import unittest
+from unittest import mock
 
 from counting import race_verdicts
 from runs.attempt import races_from_text
@@ -119,6 +120,50 @@ class RaceVerdicts(unittest.TestCase):
         without = {"function": "f", "collected": False, "entries": [], "unavailable": "built without the counting mode"}
         passed = {n: TestOutcome(name=n, status="passed", kind="main", evidence=[without]) for n, *_ in TABLE[:2]}
         self.assertEqual(race_verdicts.unwatched(passed), {})
+
+
+class RaceSuspects(unittest.TestCase):
+    """student_runs.race_suspects: on a GPU, the detector's witnesses under a "likely a race"."""
+    class Run:
+        def __init__(self, message):
+            self.outcomes = {"Lab03SharedSlices.MatchesCpuOnUniformSamples": TestOutcome(
+                name="x", status="failed", kind="main", message=message)}
+            self.races, self.races_text = {}, ""
+
+        def document(self):
+            return {"lab": "lab03", "races": self.races}, ""
+
+    def suspects(self, runs, find):
+        import student_runs
+        from counting import races
+        written = []
+        with mock.patch.object(races, "find", find), \
+                mock.patch.object(student_runs.results, "write", lambda d, doc, out: written.append(doc)), \
+                mock.patch.object(student_runs, "write_races", lambda d, lab, text: written.append(text)), \
+                mock.patch.object(student_runs.terminal, "say", lambda line: written.append(line)):
+            student_runs.race_suspects("build", "results", runs, "submission")
+        return written
+
+    def test_a_likely_race_gets_the_witness_as_advice(self):
+        asked = []
+        def find(lab, submission, build_dir):
+            asked.append((lab, submission, build_dir))
+            return [dict(witness(), label="histogram_v1_shared_slices", lab="03")]
+        runs = {"lab03": self.Run("bins wrong\n  hint: ... again: likely a race"), "lab01": self.Run("bins wrong")}
+        written = self.suspects(runs, find)
+        self.assertEqual(asked, [("03", "submission", "build")])
+        self.assertTrue(runs["lab03"].races["advice"])
+        self.assertEqual(list(runs["lab03"].races["functions"]), ["histogram_v1_shared_slices"])
+        self.assertEqual(runs["lab03"].outcomes["Lab03SharedSlices.MatchesCpuOnUniformSamples"].status, "failed")
+        self.assertEqual(runs["lab01"].races, {})
+        self.assertTrue(any("s_bins[17]" in str(w) for w in written))
+
+    def test_a_file_that_does_not_build_for_the_host_says_so(self):
+        from counting import races
+        def find(lab, submission, build_dir):
+            raise races.programs.BuildError("error: inline PTX")
+        written = self.suspects({"lab03": self.Run("likely a race")}, find)
+        self.assertTrue(any("does not build for the host" in str(w) for w in written), written)
 
 
 class RacesFromText(unittest.TestCase):
