@@ -27,6 +27,13 @@ reference solution passes on the CPU backend are judged. A submission that does 
 the CPU backend keeps its GPU verdicts, with a finding for the instructor's review (the sanitizer
 pass still judged it).
 
+Then the race detector (counting/race_verdicts.py, as a CPU batch's race pass): the same tests
+that passed there run once more at small sizes with the detector watching every access; a data
+race fails that function's GPU-passed tests, the witness as the message, whatever the schedule.
+A test that fails when watched counts as unwatched (fail closed) where judge() holds it against
+the student. A lab whose reference shows a race, or cannot be watched, there is judged without it
+(the log says so).
+
 It runs whenever the sanitizer pass is asked for (--sanitizers other than none), even where
 compute-sanitizer is absent: then it is the batch's only race check.
 """
@@ -35,6 +42,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 from batch import builder, grading, integrity, sanitize
+from counting import race_verdicts
 
 SCHEDULE = "the CPU backend, under a shuffled thread schedule"
 
@@ -96,6 +104,15 @@ def evidence(run_result):
     return found
 
 
+def race_verdict(lab, outcomes, race_run):
+    """Fail the GPU-passed main and edge tests (`outcomes`) of each function the race pass
+    (`race_run`: the CPU backend, small inputs, the detector on) shows racy or could not watch,
+    counting only what judge() holds against the student; returns the names failed."""
+    held = {name: o for name, o in race_run.outcomes.items() if o.status == "passed" or judge(o)[0]}
+    document, _ = race_verdicts.judge(lab, [held], outcomes)
+    return document["failed"]
+
+
 def apply(outcomes, judged, cpu_run):
     """Fail each test of `outcomes` (name -> harness.TestOutcome) that passed on the GPU, that the
     reference passes on the CPU backend (`judged`) and that fails there, held against the student;
@@ -127,6 +144,7 @@ class CpuOpinion:
         self.batch = batch
         self.workers = queue.Queue()
         self.judged = {}  # lab name -> [test names]
+        self.race_clean = {}  # lab name -> the reference's race pass found nothing and watched all
 
     def setup(self, reference_files, reference, worker_count, ninja_jobs):
         """`reference_files`: the reference's lab files (pipeline.reference_files)."""
@@ -143,17 +161,28 @@ class CpuOpinion:
                 future.result()
         for worker in workers:
             self.workers.put(worker)
-        runs = self._run(reference_files, {name: [t["name"] for t in lab["tests"] if t["status"] == "passed"]
-                                 for name, lab in reference["labs"].items()},
-                         batch.settings.seeds.for_submission("(reference)", ""))[1]
+        _, runs, race_runs = self._run(reference_files, {name: [t["name"] for t in lab["tests"] if t["status"] == "passed"]
+                                                        for name, lab in reference["labs"].items()},
+                                       batch.settings.seeds.for_submission("(reference)", ""))
         for lab in batch.labs:
             self.judged[lab.name] = judged_tests(runs[lab.name]) if lab.name in runs else []
             batch.log(f"  {lab.name}: second opinion on {SCHEDULE}: {len(self.judged[lab.name])} "
                       "correctness test(s) the reference passes there")
+            if lab.name in race_runs:
+                document, _ = race_verdicts.judge(lab.name, [race_runs[lab.name].outcomes])
+                self.race_clean[lab.name] = not document["functions"] and not document["unwatched"] \
+                    and not document["unavailable"]
+                if not self.race_clean[lab.name]:
+                    found = "; ".join([line for lines in document["functions"].values() for line in lines]
+                                      + list(document["unwatched"].values()) + [document["unavailable"]])
+                    batch.warnings.append(f"{lab.name}: the second opinion's race detector cannot judge the "
+                                          f"reference solution ({found.strip('; ')[:300]}); the lab is judged "
+                                          "without it")
 
     def _run(self, files, tests_by_lab, seeds):
         """Build `files` for the CPU backend and run `tests_by_lab` there with `seeds` (the
-        submission's own, settings.Seeds.for_submission): (builds, runs)."""
+        submission's own, settings.Seeds.for_submission), then the race pass on the main and edge
+        tests that passed there: (builds, runs, race runs)."""
         batch = self.batch
         worker = self.workers.get()
         try:
@@ -162,16 +191,21 @@ class CpuOpinion:
             folder = batch.stage(builds, files, ready, seeds)
         finally:
             self.workers.put(worker)
-        runs = {}
+        runs, race_runs = {}, {}
         try:
             for name in ready:
                 tests = tests_by_lab.get(name) or []
                 if tests:
                     runs[name] = batch.run_lab(name, folder, tests, None, worker.run_inputs,
                                                batch.settings.budget_s, environment=ENVIRONMENT)
+                watched = race_verdicts.race_tests(runs[name].outcomes) if tests else []
+                if watched and self.race_clean.get(name, True):
+                    race_runs[name] = batch.run_lab(name, folder, watched, None, worker.run_inputs,
+                                                    batch.settings.budget_s, evidence=True,
+                                                    environment=dict(ENVIRONMENT, **race_verdicts.RACE_PASS))
         finally:
             batch.unstage(folder)
-        return builds, runs
+        return builds, runs, race_runs
 
     def judge(self, files, gpu_builds, gpu_runs, seeds):
         """Fail the GPU-passed tests the CPU backend shows wrong; a finding where it cannot build.
@@ -182,7 +216,7 @@ class CpuOpinion:
         if not any(tests.values()):
             return
         wanted_files = {lab.submission_file for lab in self.batch.labs if tests.get(lab.name)}
-        builds, runs = self._run({k: v for k, v in files.items() if k in wanted_files}, tests, seeds)
+        builds, runs, race_runs = self._run({k: v for k, v in files.items() if k in wanted_files}, tests, seeds)
         for name, run in gpu_runs.items():
             build = builds.get(name)
             if tests[name] and (build is None or build.status != "built"):
@@ -194,6 +228,8 @@ class CpuOpinion:
                 continue
             if name in runs:
                 apply(run.outcomes, tests[name], runs[name])
+                if name in race_runs and self.race_clean.get(name):
+                    race_verdict(name, run.outcomes, race_runs[name])
                 for attempt in runs[name].attempts:  # in the log, after the GPU's
                     attempt.reason = (f"second opinion on {SCHEDULE}"
                                       + (f"; {attempt.reason}" if attempt.reason else ""))

@@ -122,6 +122,30 @@ class SecondOpinionTest(unittest.TestCase):
     RUNNER = "lab01::histogram_v2_grid_stride: the process running your code "
     FAILED = "lab01::histogram_v2_grid_stride failed while running: cudaErrorLaunchFailure: "
 
+    def test_the_race_detector_fails_a_racy_or_unwatched_function_whatever_the_schedule(self):
+        def watched(witnesses):
+            return [{"function": "lab03::histogram_v1_shared_slices", "collected": True, "unavailable": "",
+                     "entries": [], "races": {"races": witnesses, "unchecked": []}}]
+        access = {"location": "/s/lab03_shared_privatization.cu:49", "operation": "write", "thread": [5, 0, 0],
+                  "block": [0, 0, 0], "warp": 0, "lane": 5}
+        witness = {"kind": "write after write", "memory": "shared", "array": "s_bins", "index": 17,
+                   "first": access, "second": dict(access, thread=[37, 0, 0], lane=5, warp=1)}
+        gpu = run_of(**{n: ("passed", "", "") for n in ("Shared.A", "Shared.B", "Bytes.C", "Wide.D", "Wide.E",
+                                                      "Letters.F")})
+        race = run_of(**{"Shared.A": ("passed", "", ""), "Bytes.C": ("passed", "", ""),
+                         "Wide.D": ("failed", "timed out: still running after 10 s", "timeout"),
+                         "Letters.F": ("failed", "bins wrong: bin 3 is 7, expected 9", "")})
+        race.outcomes["Shared.A"].evidence = watched([witness])
+        race.outcomes["Bytes.C"].evidence = watched([])
+        failed = second_opinion.race_verdict("lab03", gpu.outcomes, race)
+        # Shared: a race; Letters: failed when watched, held against the student; Wide: a hang there
+        # (the backend's, not held): judged without it
+        self.assertEqual(failed, ["Shared.A", "Shared.B", "Letters.F"])
+        self.assertIn("data race", gpu.outcomes["Shared.B"].message)
+        self.assertIn("histogram_v1_shared_slices", gpu.outcomes["Shared.B"].message)
+        self.assertIn("could not watch", gpu.outcomes["Letters.F"].message)
+        self.assertEqual(gpu.outcomes["Wide.E"].status, "passed")
+
     def test_a_test_passes_only_if_both_pass(self):
         gpu = run_of(A=("passed", "", ""), B=("passed", "", ""), C=("passed", "", ""),
                      D=("failed", "bins wrong", ""), F=("passed", "", ""))
