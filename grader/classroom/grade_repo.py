@@ -3,7 +3,7 @@
 repository) the way grade_submissions.py grades a class: in its sandbox, through
 batch/single.py, as Gradescope's cpu mode and PrairieLearn's grader do.
 
-    grade_repo.py                     every lab on the CPU backend: correctness only
+    grade_repo.py                     every lab on the CPU backend: no speed tests
     grade_repo.py --backend cuda --summary FILE
                                       on this machine's GPU, speed included (the optional GPU job);
                                       the score table also goes to FILE in Markdown (the run's
@@ -32,8 +32,8 @@ from batch import project, single  # noqa: E402
 ROOT = project.ROOT
 OUT = os.path.join(ROOT, "build-classroom")  # a build folder: ignored by git and by the batch
 RECORD = "grading.json"
-CPU_NOTE = ("Graded on the CPU backend: correctness only. Speed tests and technique checks need a "
-            "GPU and are not part of this score.")
+CPU_NOTE = ("Graded on the CPU backend: correctness, and the technique checks judged on what ran. "
+            "Speed tests need a GPU and are not part of this score.")
 
 
 def versions(lab):

@@ -17,6 +17,7 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.realpath(__file__))))
 RECORD = os.path.join(ROOT, "build-classroom", "grading.json")  # grade_repo.py's OUT and RECORD
 GRADED_KINDS = ("main", "edge")  # make_workflow.py's: a version's correctness tests
+TECHNIQUE = "Technique"  # make_workflow.py's: a lab's technique checks, kind "check"
 
 
 def first_line(message):
@@ -34,8 +35,9 @@ def verdict(record, lab_name, version, points):
         return False, [f"{lab_name} was not graded"]
     if lab.get("status") in ("compile_error", "missing", "withheld"):
         return False, [f"{lab_name}: " + "; ".join(lab.get("reasons") or [lab["status"]])]
+    kinds = ("check",) if version == TECHNIQUE else GRADED_KINDS
     tests = [t for t in lab.get("tests", [])
-             if t["name"].split(".")[0] == version and t.get("kind") in GRADED_KINDS]
+             if t["name"].split(".")[0] == version and t.get("kind") in kinds]
     most = sum(t["max_score"] for t in tests)
     if not tests:
         return False, [f"{lab_name} {version}: no test of this version was graded here (the "

@@ -68,7 +68,7 @@ class WorkflowTest(unittest.TestCase):
             lab, version, points = step["with"]["command"].split()[-3:]
             self.assertEqual(int(points), step["with"]["max-score"], step["id"])
         with open(CPU, encoding="utf-8") as f:
-            self.assertIn("correctness only", f.read())
+            self.assertIn("tests need a GPU", f.read())
 
     def test_the_gpu_job_is_off_unless_the_course_says_so(self):
         workflow = run_workflow.load_workflow(GPU)
