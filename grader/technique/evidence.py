@@ -232,6 +232,10 @@ def judge_check(evidence_of_check, needs, tests_evidence, read):
     judge, after its runs."""
     calls = [call for name in needs for call in tests_evidence.get(name, [])]
     code = evidence_of_check.get("code") or {}
+    # The kernels the check read, as it wrote them: its results entry's "kernels" is empty for a
+    # check judged on what ran (no launch gate), so `read` alone would leave kernel.* at 0.
+    mine = evidence_of_check.get("read")
+    read = [str(k) for k in mine] if isinstance(mine, list) and mine else read
     ok, said = judge(evidence_of_check.get("ran", ""), calls, read, best_code(code, calls) if code else None)
     # The check's hint (it names the handout question), as grade.py says it, where what ran was
     # measured and fell short; where the needed tests did not run, their failures are the lesson.

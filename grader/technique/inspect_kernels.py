@@ -134,8 +134,9 @@ def write_results(path, args, described, outcomes, needs, status_of=None, status
                   or ("skipped" if ok is None else "passed" if ok else "failed"))
         # What a later judge of what ran needs (the batch's, after its evidence pass): the
         # requirement, whether the machine code met `requires`, and a GPU's map of that code.
+        # "read": the kernels whose counts are kernel.* (their names on the CPU backend).
         ran = ({"ran": check.ran, "machine_code_passed": check.static_ok, "code": check.code,
-                "hint": check.hint} if check.ran else None)
+                "hint": check.hint, "read": check.read or [check.kernel]} if check.ran else None)
         tests.append(lab_results.test_entry(test_name(check), "check", status, args.points,
                                             needs=needs.get(check.label, []),
                                             message="" if status == "passed" else message,

@@ -150,6 +150,17 @@ class FailsClosed(unittest.TestCase):
         self.assertIs(ok, True, message)
         self.assertNotIn("Hint", message)
 
+    def test_the_batchs_judge_counts_the_kernels_the_check_read(self):
+        # A check judged on what ran has no launch gate: its results entry's "kernels" is empty, and
+        # the batch hands that on. kernel.* must still count the kernel the check read (its "read").
+        check = {"ran": "kernel.shared_atomic >= 0.9 * all.global_load_words", "machine_code_passed": True,
+                 "read": ["k"]}
+        privatized = [call([cpu("k", 1, "global_load", 4, 32, 1024, 128), cpu("k", 2, "shared_atomic", 4, 32, 1024, 0)])]
+        ok, message = evidence.judge_check(check, ["T"], {"T": privatized}, [])
+        self.assertIs(ok, True, message)
+        ok, message = evidence.judge_check(dict(check, read=["other"]), ["T"], {"T": privatized}, [])
+        self.assertIs(ok, False, message)
+
     def test_a_malformed_requirement_is_refused(self):
         for bad in ("kernel.shared_atomic >= lots", "loop.shuffle >= 1", "kernel.flops >= 1"):
             with self.assertRaises(evidence.EvidenceError):
