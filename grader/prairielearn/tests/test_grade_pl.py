@@ -25,6 +25,7 @@ import time
 import unittest
 
 from batch import project
+from batch.tests.fixture_class_run import MAX  # lab 01's points on the CPU backend (23)
 from prairielearn import results_format
 from batch.tests import machine_speed  # time limits scaled to this machine
 
@@ -119,7 +120,7 @@ class GradePlTest(unittest.TestCase):
         self.assertIs(results["gradable"], True, out[-3000:])
         self.assertEqual(results["score"], 1.0, results["message"])
         self.assertEqual([t["name"] for t in results["tests"] if t["points"] != t["max_points"]], [])
-        self.assertEqual(sum(t["max_points"] for t in results["tests"]), 22)  # lab 01, CPU backend
+        self.assertEqual(sum(t["max_points"] for t in results["tests"]), MAX)  # lab 01, CPU backend
         self.assertIn("CPU backend", results["message"])
 
     def test_starter_scores_0(self):
@@ -164,12 +165,12 @@ class GradePlTest(unittest.TestCase):
 
     def test_attacks_on_the_uid_sandbox_fail(self):
         # The batch's fixtures (grader/batch/fixtures/README.md), each graded as one job: the score
-        # PrairieLearn gets (lab 01, CPU backend: 22 points) and a line its log must hold.
+        # PrairieLearn gets (lab 01, CPU backend: MAX points) and a line its log must hold.
         expected = {
             "detached_process": (1.0, None),       # its setsid'd sleep is killed after the run
             "memory_reader": (1.0, "reader: parent_mem=denied parent_environ=denied "
                                    "parent_maps=denied ptrace=denied"),
-            "snooping": (21 / 22, "seed_in_env=0 seed_in_args=0"),
+            "snooping": ((MAX - 1) / MAX, "seed_in_env=0 seed_in_args=0"),
             "macro_include": (1.0, None),          # the report is the grader's alone
             "key_thief": (0.0, None),              # withheld, its verdicts not believed
             "process_flood": (None, None),         # its own runs lose their threads; nothing survives
