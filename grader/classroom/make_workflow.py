@@ -177,7 +177,24 @@ def gpu_workflow():
     return "\n".join(lines) + "\n"
 
 
+def build_backend(build_dir):
+    """The backend BUILD was configured with (BUILD/backend.txt), or None."""
+    try:
+        with open(os.path.join(build_dir, "backend.txt"), encoding="utf-8") as f:
+            return f.read().strip()
+    except OSError:
+        return None
+
+
 def workflows(build_dir):
+    backend = build_backend(build_dir)
+    if backend != "cpu":
+        # A cuda build also registers the technique checks that read a GPU's machine code with a
+        # `ran` requirement; Classroom's hosted runner grades on the CPU backend, which does not.
+        raise SystemExit(f"error: {build_dir} is a {backend or 'unconfigured'} build: the Classroom "
+                         "workflow grades on the CPU backend, so its points come from a cpu build "
+                         "(meson setup build-cpu -Dkernel_backend=cpu && meson compile -C build-cpu, "
+                         "then --build-dir build-cpu)")
     build = student_runs.introspect_tests(build_dir)
     labs_versions = []
     for lab in project.discover_labs():

@@ -4,12 +4,14 @@ makes from this build's checkers (their points table); every step's inputs are o
 document (action_inputs.json) and the validator catches those that are not; a version's step earns
 exactly when the grader's record says the version earned all its points, and fails closed
 otherwise. Needs PyYAML: without it the test skips (exit 77), but under CI (CI=true) it fails.
-The points check needs every lab built (CLASSROOM_ALL_LABS=1, set by meson); otherwise it says so."""
+The points check needs every lab built on the CPU backend (CLASSROOM_ALL_LABS=1 and
+CLASSROOM_CPU_BUILD=1, set by meson); otherwise it says so."""
 import copy
 import io
 import contextlib
 import os
 import sys
+import tempfile
 import unittest
 
 from classroom import grade_repo, make_workflow, run_workflow, version_points
@@ -42,10 +44,22 @@ class WorkflowTest(unittest.TestCase):
         if os.environ.get("CLASSROOM_ALL_LABS") != "1":
             self.skipTest("this build does not hold every lab's checker (-Dlabs): the points table "
                           "is checked in a build of every lab")
+        if os.environ.get("CLASSROOM_CPU_BUILD") != "1":
+            self.skipTest("this is a cuda build: the CPU workflow's points are checked in the cpu "
+                          "build (make_workflow.py refuses any other, see test_a_cuda_build_is_refused)")
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
             status = make_workflow.main(["--build-dir", os.environ["CLASSROOM_BUILD_DIR"], "--check"])
         self.assertEqual(status, 0, out.getvalue())
+
+    def test_a_cuda_build_is_refused(self):
+        with tempfile.TemporaryDirectory() as build:
+            with open(os.path.join(build, "backend.txt"), "w", encoding="utf-8") as f:
+                f.write("cuda\n")
+            with self.assertRaises(SystemExit) as refused:
+                make_workflow.workflows(build)
+            self.assertIn("grades on the CPU backend", str(refused.exception.code))
+            self.assertIn("-Dkernel_backend=cpu", str(refused.exception.code))
 
     def test_every_input_is_documented(self):
         for path in (CPU, GPU):
