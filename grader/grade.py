@@ -148,19 +148,10 @@ def ensure_cuobjdump(nvcc):
               "nothing", flush=True)
 
 
-def backend_of(build_dir):
-    """"cuda" or "cpu" as the build configured it, or None."""
-    try:
-        with open(os.path.join(build_dir, "backend.txt"), encoding="utf-8") as f:
-            return f.read().strip()
-    except OSError:
-        return None
-
-
 def side_by_side(build_dir, count):
     """How many labs grade at once: on the cuda backend with 8 GiB free on the GPU, one per 2 cores
     and per 2 GiB free; else 1. The CPU backend's kernels use every core already."""
-    if backend_of(build_dir) != "cuda":
+    if toolchain.backend_of(build_dir) != "cuda":
         return 1
     free = toolchain.free_memory_mib(os.environ.get("CUDA_VISIBLE_DEVICES", "0").split(",")[0])
     if free is None or free < 8 * 1024:
@@ -214,7 +205,7 @@ def grade_labs(build_dir, labs, timeout_s, submission=None):
             runs[lab] = student_runs.LabRun(programs[lab], timeout_s)
             runs[lab].run()
         results.write(results_dir, *runs[lab].document())
-    races = backend_of(build_dir) == "cpu"  # the race pass: CPU backend only (counting/race_verdicts.py)
+    races = toolchain.backend_of(build_dir) == "cpu"  # the race pass: CPU backend only (counting/race_verdicts.py)
     if (checks or races) and not STOP.is_set():
         # After every timed round: what the checked kernels executed and, on the CPU backend, their
         # data races (a race fails its function's correctness tests: the results are written again).
@@ -228,7 +219,7 @@ def grade_labs(build_dir, labs, timeout_s, submission=None):
     if submission and not STOP.is_set():
         # After every timed round: the kernels' counters beside the references' (grader/explain/).
         from explain import in_grading
-        in_grading.explain_labs(build_dir, results_dir, labs, submission, gpu=backend_of(build_dir) == "cuda")
+        in_grading.explain_labs(build_dir, results_dir, labs, submission, gpu=toolchain.backend_of(build_dir) == "cuda")
     if submission and not races and not STOP.is_set():
         # On a GPU, a failure whose hint says "likely a race": the detector's witness under it.
         student_runs.race_suspects(build_dir, results_dir, runs, submission)
@@ -309,7 +300,7 @@ def main():
         if progress:
             progress.done(f"{build_steps.PROGRESS} configured")
         from explain import cli  # grader/explain/: counts, compares, draws; runs no test
-        return cli.run(args.explain, submission, build_dir, gpu=backend_of(build_dir) == "cuda")
+        return cli.run(args.explain, submission, build_dir, gpu=toolchain.backend_of(build_dir) == "cuda")
     if compile_build(build_dir, None if args.project_tests else grading_targets(build_dir, labs),
                      progress) != 0:
         fail("the build failed: the compiler's message above names the file and line")

@@ -18,6 +18,7 @@ found. Functions:
   detected_archs()           the compute capabilities of the NVIDIA GPUs present (nvidia-smi), none
                              when no GPU is visible, so the build falls back to the CPU backend
   free_memory_mib(device)    a GPU's free memory (grade.py: how many labs it grades side by side)
+  backend_of(build_dir)      "cuda" or "cpu", the backend a build was configured with, or None
 
 Command line (meson.build calls the first three):
   toolchain.py gpu-archs      the GPUs' compute capabilities, comma-separated ("86", "80,90"), or
@@ -196,6 +197,15 @@ def free_memory_mib(device):
     words = (_nvidia_smi(['--query-gpu=memory.free', '--format=csv,noheader,nounits', f'--id={device}'], 20, check=False)
              or '').split()
     return int(words[0]) if words and words[0].isdigit() else None
+
+
+def backend_of(build_dir):
+    """"cuda" or "cpu" as meson configured build_dir (its backend.txt), or None."""
+    try:
+        with open(os.path.join(build_dir, 'backend.txt'), encoding='utf-8') as f:
+            return f.read().strip()
+    except OSError:
+        return None
 
 
 def cuda_toolkit_lines(env=None):

@@ -29,6 +29,7 @@ if __name__ == "__main__" and GRADER not in map(os.path.realpath, sys.path):
     os.execve(sys.executable, [sys.executable] + sys.argv, dict(
         os.environ, PYTHONPATH=os.pathsep.join(filter(None, [GRADER, os.environ.get("PYTHONPATH")]))))
 
+import toolchain  # noqa: E402  (the build's backend)
 import student_runs  # noqa: E402  (the points table's reader, as grade.py reads it)
 from runs import checker  # noqa: E402  (a lab's technique checks among the build's tests)
 from batch import project  # noqa: E402
@@ -177,17 +178,8 @@ def gpu_workflow():
     return "\n".join(lines) + "\n"
 
 
-def build_backend(build_dir):
-    """The backend BUILD was configured with (BUILD/backend.txt), or None."""
-    try:
-        with open(os.path.join(build_dir, "backend.txt"), encoding="utf-8") as f:
-            return f.read().strip()
-    except OSError:
-        return None
-
-
 def workflows(build_dir):
-    backend = build_backend(build_dir)
+    backend = toolchain.backend_of(build_dir)
     if backend != "cpu":
         # A cuda build also registers the technique checks that read a GPU's machine code with a
         # `ran` requirement; Classroom's hosted runner grades on the CPU backend, which does not.

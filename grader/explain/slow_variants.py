@@ -100,8 +100,7 @@ def why(folders, build_dir):
     explanations.lines), with the GPU's figures where the build is a cuda one."""
     from explain import explanations, gpu_counters, in_grading
     import toolchain
-    with open(os.path.join(build_dir, 'backend.txt'), encoding='utf-8') as f:
-        gpu = f.read().strip() == 'cuda'
+    gpu = toolchain.backend_of(build_dir) == 'cuda'
     arch, nvcc = (gpu_counters.gpu_arch(), toolchain.find_cuda_toolkit()) if gpu else (None, None)
     for name, folder in folders:
         (lab_file,) = [f for f in os.listdir(folder) if f.endswith('.cu')]
