@@ -128,20 +128,63 @@ class Tally:
         return max(s[2] * 128 / s[1] for s in sites if s[0] >= busiest / 100)
 
 
+INSTRUCTION_BYTES = 16  # a SASS instruction's size from Volta on (the oldest GPU the labs build for)
+
+
 def code_map(listing, kernels):
-    """{kernel: {pc: [family, bytes a lane]}} of `kernels` in a SASS listing ({mangled:
-    [Instruction]}): what a GPU's evidence, which names instructions by offset, needs to know of
-    them. Instructions of no family are left out."""
-    return {k: {str(i.position): [i.family, _bytes_per_lane(i)] for i in listing.get(k, ()) if i.family}
+    """{kernel: {"end": offset past its last instruction, "at": {pc: [family, bytes a lane]}}} of
+    `kernels` in a SASS listing ({mangled: [Instruction]}): what a GPU's evidence, which names
+    instructions by offset, needs to know of them. Instructions of no family are left out of "at";
+    "end" tells an offset of the kernel's code from one outside it."""
+    return {k: {"end": max((i.position for i in listing.get(k, ())), default=-INSTRUCTION_BYTES) + INSTRUCTION_BYTES,
+                "at": {str(i.position): [i.family, _bytes_per_lane(i)] for i in listing.get(k, ()) if i.family}}
             for k in kernels}
 
 
+def placed(code, name, pc):
+    """Whether a GPU's count of (kernel, offset) names an instruction of the code map's program."""
+    kernel = code.get(name)
+    return bool(kernel) and isinstance(pc, int) and 0 <= pc < kernel["end"] and pc % INSTRUCTION_BYTES == 0
+
+
 def best_code(by_arch, calls):
-    """Of {arch: code_map()}, the map of the architecture that names the most of the evidence
+    """Of {arch: code_map()}, the map of the architecture that places the most of the evidence
     (the one the GPU ran)."""
     entries = [e for call in calls for e in call.get("entries", [])]
-    return max(by_arch.values(), key=lambda code: sum(str(e[1]) in code.get(e[0], {}) for e in entries),
-               default={})
+    return max(by_arch.values(), key=lambda code: sum(placed(code, e[0], e[1]) for e in entries), default={})
+
+
+def unreadable(calls, code):
+    """Why a GPU's counts cannot be read against the graded runner's machine code, or "". Counts
+    of a kernel the listing lacks, at an offset outside a kernel's code, with no thread, or loads
+    without a sector mean the counts and the program disagree (a module loaded at run time, offsets
+    counted from elsewhere, a metric the driver did not fill): nothing is judged on them."""
+    entries = [e for call in calls for e in call.get("entries", []) if not e[2]]  # a GPU's: no kind
+    if not entries or code is None:
+        return ""
+    warps = sum(e[4] for e in entries)
+    foreign = sorted({e[0] for e in entries if e[0] not in code})
+    if foreign:
+        share = sum(e[4] for e in entries if e[0] not in code)
+        return (f"{share} of {warps} warp instructions counted ran in {len(foreign)} kernel(s) the "
+                f"graded runner's machine code does not hold ({_short(foreign[0])} ...)")
+    astray = [e for e in entries if not placed(code, e[0], e[1])]
+    if astray:
+        e = astray[0]
+        return (f"{sum(x[4] for x in astray)} of {warps} warp instructions counted at offsets that "
+                f"are no instruction of the graded runner's machine code (e.g. {_short(e[0])} at "
+                f"{e[1]:#06x}, whose code ends at {code[e[0]]['end']:#06x})")
+    if warps and not sum(e[5] for e in entries):
+        return f"{warps} warp instructions counted, but no thread executed any of them"
+    loads = [e for e in entries if (code[e[0]]["at"].get(str(e[1])) or [None])[0] == "global_load" and e[5]]
+    if loads and not sum(e[6] for e in loads):
+        return (f"{sum(e[5] for e in loads)} thread-level global loads counted, but not one sector "
+                "of memory they read")
+    return ""
+
+
+def _short(name):
+    return name if len(name) <= 60 else name[:57] + "..."
 
 
 def tallies(calls, read, code=None):
@@ -158,12 +201,12 @@ def tallies(calls, read, code=None):
             if kind:  # the CPU backend: the access site's kind
                 family, per_lane = kind, bytes_per_lane
             else:     # a GPU: the family of the SASS instruction at pc
-                if pc == 0:  # every thread executes a kernel's first instruction
+                if pc == 0 and name in (code or {}):  # every thread executes a kernel's first instruction
                     ours = any(same_kernel(r, name) for r in read)
                     every.add("launch", threads, warps, 0, 0, None)
                     if ours:
                         kernel.add("launch", threads, warps, 0, 0, None)
-                found = (code or {}).get(name, {}).get(str(pc))
+                found = (code or {}).get(name, {}).get("at", {}).get(str(pc))
                 if found is None:
                     continue
                 family, per_lane = found
@@ -196,6 +239,9 @@ def judge(requirement, calls, read, code=None):
     kernel, every, why = tallies(calls, read, code)
     if why:
         return False, f"no evidence of what ran ({why}): the check cannot tell how the work was done"
+    disagree = unreadable(calls, code)
+    if disagree:  # counts that do not fit the program prove nothing: not graded, no points
+        return None, f"{NOT_COUNTED}: {disagree}, so how the work was done cannot be told on this machine; 0 points"
     if not any(every.counts.values()):  # nothing counted proves nothing: not graded, no points
         named = sorted({e[0] for call in calls for e in call.get("entries", [])})
         return None, (f"{NOT_COUNTED}: the runner's counts hold no instruction of the graded program's "

@@ -66,8 +66,10 @@ def main(argv):
     for arch, kernels in sorted(by_arch.items()):
         code = evidence.code_map(kernels, kernels)
         print(f"{arch}: {len(entries)} entries; kernel named in the listing {sum(e[0] in code for e in entries)}; "
-              f"offset found {sum(str(e[1]) in code.get(e[0], {}) for e in entries)}; listing's kernels "
-              f"{sorted(kernels)[:3]}")
+              f"offset inside its kernel {sum(evidence.placed(code, e[0], e[1]) for e in entries)}; at an "
+              f"instruction of a family {sum(str(e[1]) in code.get(e[0], {}).get('at', {}) for e in entries)}; "
+              f"global-load sectors {sum(e[6] for e in entries)}; listing's kernels {sorted(kernels)[:3]}")
+        print(f"{arch}: {evidence.unreadable([{'entries': entries}], code) or 'the counts fit this listing'}")
     return 0
 
 

@@ -115,6 +115,36 @@ class FailsClosed(unittest.TestCase):
             self.assertIsNone(ok)
             self.assertTrue(message.startswith(evidence.NOT_COUNTED), message)
 
+    def test_counts_that_do_not_fit_the_program_are_not_graded(self):
+        # Each way a GPU's counts can disagree with the graded runner's machine code: judged on
+        # nothing (None, 0 points), never a pass nor a fail of the student's kernel.
+        real = [gpu(REAL, 0x100, 32, 1024, 128), gpu(REAL, 0x110, 32, 1024)]
+        cases = {
+            "kernel(s) the graded runner's machine code does not hold":   # a module loaded at run time
+                real + [gpu("_Z11jit_countery", 0x100, 32, 1024, 128)],
+            "offsets that are no instruction":                            # past the kernel's end
+                real + [gpu(REAL, 0x1000, 32, 1024)],
+            "no instruction of the graded runner":                        # not on an instruction
+                real + [gpu(REAL, 0x108, 32, 1024)],
+            "no thread executed":                                         # the threads' metric empty
+                [gpu(REAL, 0x100, 32, 0, 128), gpu(REAL, 0x110, 32, 0)],
+            "not one sector":                                             # the sectors' metric empty
+                [gpu(REAL, 0x100, 32, 1024, 0), gpu(REAL, 0x110, 32, 1024)],
+        }
+        for why, entries in cases.items():
+            for requirement in (PRIVATIZED, "all.load_sectors_per_128_bytes <= 8"):
+                ok, message = evidence.judge(requirement, [call(entries)], [REAL], CODE)
+                self.assertIsNone(ok, (why, message))
+                self.assertTrue(message.startswith(evidence.NOT_COUNTED), message)
+                self.assertIn(why, message)
+        self.assertEqual(evidence.unreadable([call(real)], CODE), "")
+
+    def test_the_code_map_knows_where_each_kernel_ends(self):
+        self.assertEqual(CODE[REAL]["end"], 0x140)
+        self.assertTrue(evidence.placed(CODE, REAL, 0))        # the first instruction: every thread's
+        self.assertFalse(evidence.placed(CODE, REAL, 0x140))
+        self.assertFalse(evidence.placed(CODE, "_Z5otherv", 0))
+
     def test_a_bound_of_nothing_counted_proves_nothing(self):
         # The kernels ran (their first instruction counted) but no load was: 0 >= 0.9 x 0 fails,
         # and no load cannot be called coalesced.
