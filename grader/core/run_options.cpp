@@ -91,4 +91,11 @@ std::size_t scaled_size(std::size_t full_size) {
   return full_size < cap ? full_size : cap;
 }
 
+std::size_t scaled_ragged_size(std::size_t full_size) {
+  const std::size_t scaled = scaled_size(full_size);
+  return scaled == full_size ? full_size : scaled + full_size % 4096;
+}
+
+std::size_t small_inputs_step(std::size_t step) { return run_options().small_inputs ? step : 1; }
+
 }  // namespace grader

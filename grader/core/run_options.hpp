@@ -49,5 +49,11 @@ const RunOptions& run_options();
 // Sizes: the CPU backend and sanitizer runs cap large inputs so a full run stays fast; the cases
 // that matter (tails, edge sizes, all-equal data) are small and never scaled.
 std::size_t scaled_size(std::size_t full_size);
+// scaled_size() of a ragged size that keeps its tail where it is cut: the capped size plus
+// full_size mod 4096, so a size one short of (or past) a tile or block boundary stays so.
+std::size_t scaled_ragged_size(std::size_t full_size);
+// Under small inputs (the sanitizer and race passes), 1 of every `step` items a test would sweep
+// (bins, launch blocks); otherwise 1.
+std::size_t small_inputs_step(std::size_t step);
 
 }  // namespace grader

@@ -177,7 +177,7 @@ GRADED_TEST(Lab00Program, PrintsTheFirstTenBinsOfTheStandardFile, 2) {
 }
 
 GRADED_TEST(Lab00Program, MatchesOnFilesOfOtherSizes, 2) {
-  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1023}, grader::scaled_size(1000003)}) {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{1023}, grader::scaled_ragged_size(1000003)}) {
     std::vector<int> samples = grader::uniform_samples(n, kNumBins, grader::run_options().seed + n);
     if (n > 0) samples[0] = kNumBins - 1;  // the largest value, and bin 0's neighbours vary
     const std::string what = std::to_string(n) + " samples";

@@ -155,7 +155,7 @@ GRADED_EDGE_TEST(Lab01GridStride, HandlesASingleSample, 1) {
 GRADED_TEST(Lab01GridStride, MatchesCpuWhenSizeIsNotAMultipleOfTheGrid, 2) {
   for (std::size_t n : {1023u, 4097u, 1000003u}) {
     expect_matches(version, std::to_string(n) + " uniform samples",
-                   grader::uniform_samples(grader::scaled_size(n), kNumBins, seed() + n));
+                   grader::uniform_samples(grader::scaled_ragged_size(n), kNumBins, seed() + n));
   }
 }
 GRADED_TEST(Lab01GridStride, MatchesCpuOnTheStandardDataFile, 1) {
