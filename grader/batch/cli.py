@@ -115,7 +115,7 @@ def parse_args(argv):
     parser.add_argument("--out", required=True, metavar="REPORT_DIR")
     parser.add_argument("--labs", default="all", help="labs to grade, e.g. 01,03 (default: all)")
     parser.add_argument("--backend", choices=["cuda", "cpu"], default="cuda",
-                        help="cuda (default: timings need a GPU) or cpu (correctness only)")
+                        help="cuda (default: timings need a GPU) or cpu (correctness and technique, no speed)")
     parser.add_argument("--jobs", type=int, default=default_jobs(),
                         help="parallel builds (worker build folders); on the cpu backend also "
                              "parallel runs (default: half the CPUs this process was given, by "

@@ -109,7 +109,7 @@ def compute_reference(batch, worker, gpu):
                     f"the reference solution of {lab.name} could not use the GPU as "
                     f"{batch.user_note}: every test skipped ({' '.join(why)[:300]}). Check that "
                     "the GPU's device files (/dev/nvidia*) are open to that user (--run-as), or "
-                    "grade with --backend cpu for correctness only")
+                    "grade with --backend cpu for correctness and technique, without speed")
             # Hazards the tools report in the reference itself are the tools' (or the test's), not
             # a student's: those tests are not checked with that tool.
             exempt = {}

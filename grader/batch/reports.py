@@ -274,7 +274,7 @@ def write_class_html(report_dir, records, batch, use_matplotlib=True, insight=No
                 images.append(path)
         if len(images) == 1:
             parts.append("<p>No speed figures: the speed tests ran on no submission (they need a GPU; "
-                         "the CPU backend checks correctness only).</p>")
+                         "the CPU backend does not time kernels).</p>")
         parts.append("<div class='plots'>" + "".join(
             f"<img src='plots/{e(os.path.basename(p))}' alt='{e(os.path.basename(p))}'>"
             for p in images if p) + "</div>")

@@ -120,7 +120,7 @@ class BatchSession:
             count = 0
         if count == 0:
             raise SystemExit("error: no GPU visible (nvidia-smi -L lists none); grade with "
-                             "--backend cpu for correctness only")
+                             "--backend cpu for correctness and technique, without speed")
         return [str(i) for i in range(count)]
 
     def choose_sanitizers(self):

@@ -7,7 +7,7 @@ root of the autograder zip (grader/gradescope/make_autograder_zip.py writes it):
                from /autograder/submission_metadata.json (see candidate_names) and copied into
                place, or a 0-point result says that none exists.
   cpu          grade /autograder/submission here with grade_submissions.py on the CPU backend
-               (correctness only: speed needs a GPU), in its bubblewrap sandbox.
+               (correctness and technique: speed needs a GPU), in its bubblewrap sandbox.
 
     autograder.py run        grade this submission (run_autograder)
     autograder.py warm-up    cpu mode: build the workers and the reference once, at image build
@@ -154,8 +154,9 @@ def run_cpu():
         # grade_submissions.py says why on lines starting "error:" (no sandbox: bwrap missing or
         # unable to start here, a build set-up failure, ...); the student sees them too.
         return zero_results(GRADER_PROBLEM + "\n\n" + "\n".join(single.Graded(output=output).problems()))
-    results["output"] = ("Graded on Gradescope's CPU backend: correctness only (speed needs a GPU "
-                         "and is not part of this score).\n" + results.get("output", ""))
+    results["output"] = ("Graded on Gradescope's CPU backend: correctness, and the technique checks "
+                         "judged on what ran (speed needs a GPU and is not part of this score).\n"
+                         + results.get("output", ""))
     return results
 
 

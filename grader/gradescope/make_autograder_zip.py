@@ -9,7 +9,7 @@ this folder at the zip's root, and the mode.
       a Gradescope submission gets). With --visibility/--test-visibility, each one is made again
       from its grading.json with those settings (a report's files keep the grading run's).
   make_autograder_zip.py --mode cpu [--out autograder.zip] [-- GRADE_SUBMISSIONS_OPTIONS]
-      grade on Gradescope's CPU: correctness only. Options after -- are grade_submissions.py's
+      grade on Gradescope's CPU: correctness and technique, no speed. Options after -- are grade_submissions.py's
       (--labs 01,03 --seed-file FILE --timeout 30 ...); a seed goes in .gradescope/seed, out of
       the students' reach and off every command line.
 """

@@ -34,8 +34,8 @@ from batch import project, single  # grader/, on PYTHONPATH (run.sh)
 from prairielearn import results_format
 
 SOURCE = project.ROOT
-CPU_NOTE = ("Graded on the CPU backend: correctness only (speed needs a GPU and is not part of "
-            "this score).")
+CPU_NOTE = ("Graded on the CPU backend: correctness, and the technique checks judged on what ran "
+            "(speed needs a GPU and is not part of this score).")
 MAX_OUTPUT = 200_000  # characters of the student's log in `output` (the file's limit is 1 MB)
 MAX_BUILD_OUTPUT = 20_000
 

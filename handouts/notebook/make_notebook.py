@@ -41,7 +41,7 @@ driver = re.search(r'CUDA Version: (\d+)\.(\d+)', output('nvidia-smi'))
 BACKEND = 'cuda' if gpu and toolkit else 'cpu'
 if not gpu:
     print('No GPU on this runtime. In Colab: Runtime > Change runtime type > a GPU (T4) > Save, then run '
-          'the notebook again from the top. Until then the workbook grades correctness only, on its CPU backend.')
+          'the notebook again from the top. Until then the workbook grades correctness and technique, not speed, on its CPU backend.')
 elif not toolkit:
     print(f'GPU {gpu}, but no nvcc (CUDA toolkit) found: install it, or grade correctness on the CPU backend.')
 else:
